@@ -1,0 +1,74 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "SoundCompass",
+    products: [
+        .library(name: "SoundCompass", targets: ["SoundCompass"]),
+        .library(name: "TestSignals", targets: ["TestSignals"]),
+        .executable(name: "soundcompass", targets: ["SoundCompassCLI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // MARK: - C libraries from Debian packages
+        .systemLibrary(
+            name: "CFFTW",
+            path: "Sources/CFFTW",
+            pkgConfig: "fftw3f",
+            providers: [.apt(["libfftw3-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSndFile",
+            path: "Sources/CSndFile",
+            pkgConfig: "sndfile",
+            providers: [.apt(["libsndfile1-dev"])]
+        ),
+        .systemLibrary(
+            name: "CALSA",
+            path: "Sources/CALSA",
+            pkgConfig: "alsa",
+            providers: [.apt(["libasound2-dev"])]
+        ),
+
+        // MARK: - Engine and I/O
+        .target(
+            name: "SoundCompass",
+            dependencies: ["CFFTW", "CSndFile", "CALSA"],
+            path: "Sources/SoundCompass"
+        ),
+
+        // MARK: - Deterministic test signals (pure Swift, independent of the engine)
+        .target(
+            name: "TestSignals",
+            path: "TestSignals"
+        ),
+
+        // MARK: - Command-line tool
+        .executableTarget(
+            name: "SoundCompassCLI",
+            dependencies: [
+                "SoundCompass",
+                "TestSignals",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/SoundCompassCLI"
+        ),
+
+        // MARK: - Tests
+        .testTarget(
+            name: "SoundCompassTests",
+            dependencies: ["SoundCompass", "TestSignals"]
+        ),
+        .testTarget(
+            name: "TestSignalsTests",
+            dependencies: ["TestSignals"]
+        ),
+        .testTarget(
+            name: "SoundCompassCLITests",
+            dependencies: ["SoundCompassCLI", "SoundCompass", "TestSignals"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,96 @@
+/// Settings of one analysis: sample rate, framing and array model.
+public struct AnalysisConfiguration: Sendable, Equatable {
+    /// Sample rate in Hz (≥ 8000).
+    public var sampleRate: Double
+    /// Analysis frame length in samples (≥ 64).
+    public var frameLength: Int
+    /// Hop between frame starts in samples (1 … frameLength).
+    public var hopLength: Int
+    /// Array model and its geometry.
+    public var array: ArrayModel
+    /// Frames quieter than this (dBFS, mean power of both channels) carry no confidence and are
+    /// not `active`. Default −70 dBFS.
+    public var silenceGateDBFS: Double
+
+    /// Lowest supported sample rate, Hz.
+    public static let minimumSampleRate = 8000.0
+    /// Target frame duration of the default framing, seconds (about 43 ms, 2048 samples at 48 kHz).
+    public static let defaultFrameDuration = 0.04267
+
+    /// The default frame length for a sample rate: the power of two nearest (in octaves) to
+    /// 43 ms — 2048 at 44.1/48 kHz, 4096 at 96 kHz, 1024 at 22.05/24 kHz, 512 at 16 kHz, 256 at 8 kHz.
+    public static func defaultFrameLength(sampleRate: Double) -> Int {
+        let target = max(64, defaultFrameDuration * sampleRate)
+        let exponent = (log2(target)).rounded()
+        return 1 << Int(exponent)
+    }
+
+    /// - Parameters:
+    ///   - sampleRate: Hz.
+    ///   - frameLength: samples; `nil` for ``defaultFrameLength(sampleRate:)``.
+    ///   - hopLength: samples; `nil` for half the frame (50 % overlap).
+    ///   - array: the array model.
+    ///   - silenceGateDBFS: see ``silenceGateDBFS``.
+    public init(
+        sampleRate: Double, frameLength: Int? = nil, hopLength: Int? = nil,
+        array: ArrayModel = ArrayModel(), silenceGateDBFS: Double = -70
+    ) {
+        self.sampleRate = sampleRate
+        let frame = frameLength ?? Self.defaultFrameLength(sampleRate: sampleRate)
+        self.frameLength = frame
+        self.hopLength = hopLength ?? max(1, frame / 2)
+        self.array = array
+        self.silenceGateDBFS = silenceGateDBFS
+    }
+
+    /// Checks that the settings can be analysed.
+    /// - Throws: ``ConfigurationError`` naming the first problem.
+    public func validate() throws(ConfigurationError) {
+        guard sampleRate.isFinite, sampleRate >= Self.minimumSampleRate else {
+            throw .sampleRateTooLow(sampleRate)
+        }
+        guard frameLength >= 64 else { throw .frameTooShort(frameLength) }
+        guard frameLength <= 1 << 20 else { throw .frameTooLong(frameLength) }
+        guard hopLength >= 1, hopLength <= frameLength else { throw .badHop(hopLength, frame: frameLength) }
+        let maxLag = array.maximumDelay * sampleRate
+        guard maxLag * 2 + 8 < Double(frameLength) else {
+            throw .frameShorterThanArray(frameLength, maxLagSamples: maxLag)
+        }
+    }
+
+    /// Frame duration in seconds.
+    public var frameDuration: Double { Double(frameLength) / sampleRate }
+    /// Hop duration in seconds.
+    public var hopDuration: Double { Double(hopLength) / sampleRate }
+}
+
+/// Why an ``AnalysisConfiguration`` cannot be used.
+public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
+    case sampleRateTooLow(Double)
+    case frameTooShort(Int)
+    case frameTooLong(Int)
+    case badHop(Int, frame: Int)
+    case frameShorterThanArray(Int, maxLagSamples: Double)
+
+    public var description: String {
+        switch self {
+        case .sampleRateTooLow(let rate):
+            "sample rate \(formatHertz(rate)) is below the supported minimum of 8000 Hz"
+        case .frameTooShort(let n): "frame of \(n) samples is too short (minimum 64)"
+        case .frameTooLong(let n): "frame of \(n) samples is too long (maximum 1048576)"
+        case .badHop(let hop, let frame): "hop of \(hop) samples must be between 1 and the frame length (\(frame))"
+        case .frameShorterThanArray(let n, let lag):
+            "frame of \(n) samples is too short for the array (largest delay \(Int(lag.rounded(.up))) samples)"
+        }
+    }
+}
+
+func formatHertz(_ rate: Double) -> String {
+    rate == rate.rounded() && abs(rate) < 1e15 ? "\(Int(rate)) Hz" : "\(rate) Hz"
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif

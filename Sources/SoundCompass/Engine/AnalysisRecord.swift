@@ -1,0 +1,94 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Which half-plane the source is in: a two-microphone array alone cannot tell.
+public enum Hemisphere: String, Sendable, CaseIterable {
+    case front, back, unknown
+}
+
+/// The estimate of one frequency band in one frame (filled by the band estimator).
+public struct BandRecord: Sendable, Equatable {
+    /// Band name, e.g. "speech".
+    public var name: String
+    /// Lower edge, Hz.
+    public var lowHz: Double
+    /// Upper edge, Hz.
+    public var highHz: Double
+    /// Band azimuth, degrees (same convention as ``AnalysisRecord/azimuth``).
+    public var azimuth: Double
+    /// Band confidence, 0…1.
+    public var confidence: Double
+    /// Band level, dBFS.
+    public var levelDBFS: Double
+
+    public init(name: String, lowHz: Double, highHz: Double, azimuth: Double, confidence: Double, levelDBFS: Double) {
+        self.name = name
+        self.lowHz = lowHz
+        self.highHz = highHz
+        self.azimuth = azimuth
+        self.confidence = confidence
+        self.levelDBFS = levelDBFS
+    }
+}
+
+/// What the engine heard in one analysis frame: one output record.
+///
+/// Every number is finite. Field names in the writers (`time`, `azimuth`, …) are a public
+/// contract: other tools read them. See Docs/OutputFormat.md.
+public struct AnalysisRecord: Sendable, Equatable {
+    /// Index of the frame, from 0.
+    public var frame: Int
+    /// Centre of the frame in seconds from the first sample, from the sample count.
+    public var time: Double
+    /// Bearing in degrees: 0 ahead, negative left, positive right; [−90, 90] while
+    /// ``hemisphere`` is `.unknown`, (−180, 180] once front/back is resolved.
+    public var azimuth: Double
+    /// `sin(azimuth)` for a frontal source: −1 (hard left) … 1 (hard right).
+    public var lateral: Double
+    /// Fused confidence, 0…1.
+    public var confidence: Double
+    /// Broadband level difference, right minus left, dB.
+    public var ildDecibels: Double
+    /// Time difference, arrival at right minus arrival at left, µs (positive: source on the left).
+    public var itdMicroseconds: Double
+    /// Frame level, dBFS: mean power of both channels re a full-scale square wave (a full-scale
+    /// sine reads −3 dBFS); −160 for digital silence.
+    public var levelDBFS: Double
+    /// True when the frame holds sound worth a bearing.
+    public var active: Bool
+    /// Front/back state.
+    public var hemisphere: Hemisphere
+    /// Confidence of the time cue alone, 0…1.
+    public var itdConfidence: Double
+    /// Confidence of the level cue alone, 0…1 (0 for the spaced model, which does not use it).
+    public var ildConfidence: Double
+    /// Per-band estimates (empty when no band estimator runs).
+    public var bands: [BandRecord]
+
+    public init(
+        frame: Int = 0, time: Double = 0, azimuth: Double = 0, lateral: Double = 0, confidence: Double = 0,
+        ildDecibels: Double = 0, itdMicroseconds: Double = 0, levelDBFS: Double = AnalysisRecord.silenceDBFS,
+        active: Bool = false, hemisphere: Hemisphere = .unknown, itdConfidence: Double = 0,
+        ildConfidence: Double = 0, bands: [BandRecord] = []
+    ) {
+        self.frame = frame
+        self.time = time
+        self.azimuth = azimuth
+        self.lateral = lateral
+        self.confidence = confidence
+        self.ildDecibels = ildDecibels
+        self.itdMicroseconds = itdMicroseconds
+        self.levelDBFS = levelDBFS
+        self.active = active
+        self.hemisphere = hemisphere
+        self.itdConfidence = itdConfidence
+        self.ildConfidence = ildConfidence
+        self.bands = bands
+    }
+
+    /// The level reported for digital silence, dBFS.
+    public static let silenceDBFS = -160.0
+}

@@ -1,0 +1,146 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// How the two microphones are arranged, which decides how time and level differences map to
+/// a direction and how much each cue is trusted.
+///
+/// All models report a *lateral* value `sin(azimuth)` in −1…1 (negative left) and the azimuth
+/// `asin(lateral)` in degrees, in [−90, 90] (a two-microphone array cannot tell front from back).
+public struct ArrayModel: Sendable, Equatable {
+    /// The physical arrangement.
+    public enum Kind: String, Sendable, CaseIterable {
+        /// Two omnidirectional microphones `spacing` metres apart in free field.
+        /// `azimuth = −asin(c·τ/d)`; the level difference carries no weight.
+        case spaced
+        /// Microphones at the ears of a spherical head of radius `headRadius` (Woodworth's
+        /// model `τ = −(r/c)·(θ + sin θ)`); the high-frequency level difference is a second cue.
+        case binaural
+        /// Level-encoded stereo (XY/MS pair, a phone's beamformed pair): the level difference
+        /// through `tanh(gain·…)` is the main cue, the time difference a small correction.
+        case coincident
+    }
+
+    /// The arrangement.
+    public var kind: Kind
+    /// Microphone spacing in metres (spaced; also the aperture for the coincident model's time cue).
+    public var spacing: Double
+    /// Head radius in metres (binaural).
+    public var headRadius: Double
+    /// Speed of sound in m/s.
+    public var speedOfSound: Double
+    /// Level-cue mapping gain. Coincident: the gain `g` of `lateral = sign(x)·tanh(g·(|x| − 0.01))`
+    /// with `x = (R_rms − L_rms)/(R_rms + L_rms)` (12, as in the iOS app). Binaural: decibels of
+    /// high-frequency level difference for a source at ±90° (`lateral = ILD_hf / gain`, 10 dB).
+    public var ildGain: Double
+    /// Inter-channel delay of the hardware in seconds, subtracted from every measured delay
+    /// (right minus left; from a calibration profile, 0 by default).
+    public var delayOffset: Double
+    /// Inter-channel gain of the hardware in dB, subtracted from every measured level
+    /// difference (right minus left; from a calibration profile, 0 by default).
+    public var gainOffsetDecibels: Double
+
+    /// Default speed of sound, m/s (air at about 20 °C).
+    public static let defaultSpeedOfSound = 343.0
+    /// Default microphone spacing, metres.
+    public static let defaultSpacing = 0.15
+    /// Default head radius, metres.
+    public static let defaultHeadRadius = 0.0875
+
+    /// - Parameters:
+    ///   - kind: the arrangement (default `.spaced`).
+    ///   - spacing: microphone spacing in metres (> 0).
+    ///   - headRadius: head radius in metres (> 0).
+    ///   - ildGain: level-cue gain; `nil` picks the kind's default (12 coincident, 10 dB binaural).
+    ///   - speedOfSound: m/s.
+    public init(
+        kind: Kind = .spaced, spacing: Double = defaultSpacing, headRadius: Double = defaultHeadRadius,
+        ildGain: Double? = nil, speedOfSound: Double = defaultSpeedOfSound,
+        delayOffset: Double = 0, gainOffsetDecibels: Double = 0
+    ) {
+        precondition(spacing > 0 && headRadius > 0 && speedOfSound > 0)
+        self.kind = kind
+        self.spacing = spacing
+        self.headRadius = headRadius
+        self.speedOfSound = speedOfSound
+        self.ildGain = ildGain ?? (kind == .binaural ? 10 : 12)
+        self.delayOffset = delayOffset
+        self.gainOffsetDecibels = gainOffsetDecibels
+    }
+
+    /// The largest physically possible |delay| in seconds (a source at ±90°).
+    public var maximumDelay: Double {
+        switch kind {
+        case .spaced, .coincident: spacing / speedOfSound
+        case .binaural: headRadius / speedOfSound * (Double.pi / 2 + 1)
+        }
+    }
+
+    /// The delay (right minus left arrival, seconds) of a far source at `lateral = sin θ`.
+    public func delay(lateral: Double) -> Double {
+        let s = max(-1, min(1, lateral))
+        switch kind {
+        case .spaced, .coincident: return -spacing * s / speedOfSound
+        case .binaural:
+            let theta = asin(s)
+            return -headRadius / speedOfSound * (theta + s)
+        }
+    }
+
+    /// The lateral value `sin θ` (−1…1) of a measured delay (right minus left, seconds),
+    /// clamped at the physical limits.
+    public func lateral(delay: Double) -> Double {
+        let tau = delay - delayOffset
+        switch kind {
+        case .spaced, .coincident:
+            return max(-1, min(1, -speedOfSound * tau / spacing))
+        case .binaural:
+            // Invert θ + sin θ = −τ·c/r on [−π/2, π/2] (monotonic) by Newton's method.
+            let target = max(-(Double.pi / 2 + 1), min(Double.pi / 2 + 1, -tau * speedOfSound / headRadius))
+            var theta = target / 2
+            for _ in 0..<8 {
+                let f = theta + sin(theta) - target
+                theta -= f / (1 + cos(theta))
+                theta = max(-Double.pi / 2, min(Double.pi / 2, theta))
+            }
+            return sin(theta)
+        }
+    }
+
+    /// The lateral value (−1…1) the level cue indicates, from channel RMS values and the
+    /// high-frequency level difference.
+    /// - Parameters:
+    ///   - leftRMS: left broadband RMS (linear).
+    ///   - rightRMS: right broadband RMS (linear).
+    ///   - highFrequencyILD: right-minus-left level difference above 1.5 kHz, dB.
+    public func lateral(leftRMS: Double, rightRMS: Double, highFrequencyILD: Double) -> Double {
+        switch kind {
+        case .spaced:
+            return 0
+        case .binaural:
+            return max(-1, min(1, (highFrequencyILD - gainOffsetDecibels) / ildGain))
+        case .coincident:
+            // Remove the hardware gain offset before the ratio.
+            let correction = pow(10, -gainOffsetDecibels / 40)
+            let l = leftRMS * correction, r = rightRMS / correction
+            guard l + r > 0 else { return 0 }
+            let x = (r - l) / (r + l)
+            let magnitude = abs(x) - 0.01
+            guard magnitude > 0 else { return 0 }
+            return (x < 0 ? -1 : 1) * tanh(ildGain * magnitude)
+        }
+    }
+
+    /// How the model trusts each cue: the standard deviation (in lateral units) of a fully
+    /// confident estimate, which sets the inverse-variance weights of ``CueFusion``, and the
+    /// share of the fused confidence the cue can earn on its own.
+    var cueTrust: (itdSigma: Double, itdShare: Double, ildSigma: Double, ildShare: Double) {
+        switch kind {
+        case .spaced: (0.02, 1.0, .infinity, 0.0)
+        case .binaural: (0.02, 1.0, 0.25, 0.6)
+        case .coincident: (0.25, 0.3, 0.05, 1.0)
+        }
+    }
+}

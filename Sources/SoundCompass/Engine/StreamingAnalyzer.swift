@@ -1,0 +1,125 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Cuts a stereo stream of any block size into overlapping frames, runs the estimator on each
+/// and produces one ``AnalysisRecord`` per hop.
+///
+/// Frame `i` covers samples `i·hop ..< i·hop + frameLength`; its record's `time` is the frame
+/// centre, `(i·hop + frameLength/2)/fs`. Only complete frames are analysed.
+///
+/// Input hygiene: NaN and ±Inf samples become 0 and samples are clamped to ±10000 (+80 dBFS), so
+/// a damaged file cannot put a non-finite number into a record; ``nonFiniteSampleCount`` says
+/// how many were replaced.
+///
+/// Life cycle: `init` allocates everything; ``process(left:right:emit:)`` never allocates.
+public final class StreamingAnalyzer {
+    /// The settings of this analysis.
+    public let configuration: AnalysisConfiguration
+    /// The broadband estimator.
+    public let estimator: DirectionEstimator
+
+    private let left: AlignedFloats
+    private let right: AlignedFloats
+    private var filled = 0
+    private var frameStartSample = 0
+    private var record = AnalysisRecord()
+
+    /// Number of frames analysed so far.
+    public private(set) var framesAnalysed = 0
+    /// Number of samples (per channel) taken in so far.
+    public private(set) var samplesProcessed = 0
+    /// Number of NaN/Inf input samples replaced by 0 so far.
+    public private(set) var nonFiniteSampleCount = 0
+
+    /// Largest magnitude a sample may have; larger ones are clamped (+80 dBFS).
+    public static let sampleLimit: Float = 10_000
+
+    /// - Parameter configuration: settings; must pass ``AnalysisConfiguration/validate()``.
+    public init(configuration: AnalysisConfiguration) throws(ConfigurationError) {
+        try configuration.validate()
+        self.configuration = configuration
+        self.estimator = DirectionEstimator(configuration: configuration)
+        self.left = AlignedFloats(count: configuration.frameLength)
+        self.right = AlignedFloats(count: configuration.frameLength)
+    }
+
+    /// Forgets all buffered samples and counters: the next sample is time 0 again.
+    public func reset() {
+        filled = 0
+        frameStartSample = 0
+        framesAnalysed = 0
+        samplesProcessed = 0
+        nonFiniteSampleCount = 0
+        left.zero()
+        right.zero()
+    }
+
+    /// Takes in a block of samples and emits the record of every frame it completes.
+    /// - Parameters:
+    ///   - left: left-channel samples.
+    ///   - right: right-channel samples (the same count as `left`).
+    ///   - emit: called once per completed frame, in order, with the frame's record.
+    public func process(
+        left newLeft: UnsafeBufferPointer<Float>, right newRight: UnsafeBufferPointer<Float>,
+        emit: (AnalysisRecord) throws -> Void
+    ) rethrows {
+        precondition(newLeft.count == newRight.count, "channel blocks differ in length")
+        let frameLength = configuration.frameLength
+        let hop = configuration.hopLength
+        var index = 0
+        let count = newLeft.count
+        while index < count {
+            let take = min(frameLength - filled, count - index)
+            let l = left.baseAddress + filled, r = right.baseAddress + filled
+            for i in 0..<take {
+                l[i] = sanitize(newLeft[index + i])
+                r[i] = sanitize(newRight[index + i])
+            }
+            filled += take
+            index += take
+            samplesProcessed += take
+            if filled == frameLength {
+                try emit(analyseFrame())
+                // Keep the overlap for the next frame.
+                let keep = frameLength - hop
+                if keep > 0 {
+                    left.baseAddress.update(from: left.baseAddress + hop, count: keep)
+                    right.baseAddress.update(from: right.baseAddress + hop, count: keep)
+                }
+                filled = keep
+                frameStartSample += hop
+            }
+        }
+    }
+
+    @inline(__always)
+    private func sanitize(_ x: Float) -> Float {
+        if x.isFinite { return max(-Self.sampleLimit, min(Self.sampleLimit, x)) }
+        nonFiniteSampleCount += 1
+        return 0
+    }
+
+    private func analyseFrame() -> AnalysisRecord {
+        let config = configuration
+        let estimate = estimator.estimate(
+            left: UnsafeBufferPointer(start: left.baseAddress, count: config.frameLength),
+            right: UnsafeBufferPointer(start: right.baseAddress, count: config.frameLength))
+        record.frame = framesAnalysed
+        record.time = (Double(frameStartSample) + Double(config.frameLength) / 2) / config.sampleRate
+        record.lateral = estimate.fused.lateral
+        record.azimuth = estimate.azimuthDegrees
+        record.confidence = estimate.fused.confidence
+        record.ildDecibels = estimate.levels.ildDecibels
+        record.itdMicroseconds = estimate.delay.lagSamples / config.sampleRate * 1e6
+        record.levelDBFS = estimate.levels.levelDBFS
+        record.active = estimate.aboveGate
+        record.hemisphere = .unknown
+        record.itdConfidence = estimate.timeCue.confidence
+        record.ildConfidence = estimate.levelCue.confidence
+        framesAnalysed += 1
+        return record
+    }
+}

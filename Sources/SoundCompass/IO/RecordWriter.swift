@@ -1,0 +1,153 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Output formats for records.
+public enum RecordFormat: String, Sendable, CaseIterable {
+    /// One JSON object per line.
+    case jsonl
+    /// Comma-separated values with a header row; bands flattened into columns.
+    case csv
+    /// One human-readable line per record.
+    case text
+}
+
+/// Writes analysis records to a ``LineSink`` in one format, one line per record, each line
+/// flushed. The writer reuses one byte buffer, so writing a record does not allocate once the
+/// buffer has grown to a line's size.
+public final class RecordWriter {
+    /// The format written.
+    public let format: RecordFormat
+    private let sink: LineSink
+    private let bandNames: [String]
+    private var line: [UInt8] = []
+    private var wroteHeader = false
+
+    /// - Parameters:
+    ///   - format: output format.
+    ///   - sink: destination.
+    ///   - bandNames: names of the bands every record carries, in order (CSV columns).
+    public init(format: RecordFormat, sink: LineSink, bandNames: [String] = []) {
+        self.format = format
+        self.sink = sink
+        self.bandNames = bandNames
+        line.reserveCapacity(512)
+    }
+
+    /// The CSV header row (without the newline).
+    public var csvHeader: String {
+        var columns = [
+            "time", "azimuth", "lateral", "confidence", "ild_db", "itd_us", "level_dbfs", "active", "hemisphere",
+            "itd_confidence", "ild_confidence",
+        ]
+        for name in bandNames {
+            columns += ["\(name)_azimuth", "\(name)_confidence", "\(name)_level_dbfs"]
+        }
+        return columns.joined(separator: ",")
+    }
+
+    /// Writes the header, if the format has one. Called automatically before the first record.
+    public func writeHeader() throws(LineSink.Failure) {
+        guard !wroteHeader else { return }
+        wroteHeader = true
+        if format == .csv { try sink.write(Array((csvHeader + "\n").utf8)) }
+    }
+
+    /// Writes one record as one line.
+    public func write(_ record: AnalysisRecord) throws(LineSink.Failure) {
+        if !wroteHeader { try writeHeader() }
+        line.removeAll(keepingCapacity: true)
+        switch format {
+        case .jsonl: appendJSON(record)
+        case .csv: appendCSV(record)
+        case .text: appendText(record)
+        }
+        line.append(UInt8(ascii: "\n"))
+        try sink.write(line)
+    }
+
+    // MARK: - Formats
+
+    private func appendJSON(_ r: AnalysisRecord) {
+        func key(_ name: StaticString) {
+            line.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        }
+        key("{\"time\":"); NumberFormatting.appendFixed(r.time, decimals: 6, to: &line)
+        key(",\"azimuth\":"); NumberFormatting.appendFixed(r.azimuth, decimals: 2, to: &line)
+        key(",\"lateral\":"); NumberFormatting.appendFixed(r.lateral, decimals: 4, to: &line)
+        key(",\"confidence\":"); NumberFormatting.appendFixed(r.confidence, decimals: 3, to: &line)
+        key(",\"ild_db\":"); NumberFormatting.appendFixed(r.ildDecibels, decimals: 2, to: &line)
+        key(",\"itd_us\":"); NumberFormatting.appendFixed(r.itdMicroseconds, decimals: 1, to: &line)
+        key(",\"level_dbfs\":"); NumberFormatting.appendFixed(r.levelDBFS, decimals: 1, to: &line)
+        key(r.active ? ",\"active\":true" : ",\"active\":false")
+        key(",\"hemisphere\":"); NumberFormatting.appendJSONString(r.hemisphere.rawValue, to: &line)
+        key(",\"itd_confidence\":"); NumberFormatting.appendFixed(r.itdConfidence, decimals: 3, to: &line)
+        key(",\"ild_confidence\":"); NumberFormatting.appendFixed(r.ildConfidence, decimals: 3, to: &line)
+        key(",\"bands\":[")
+        for (i, band) in r.bands.enumerated() {
+            if i > 0 { key(",") }
+            key("{\"name\":"); NumberFormatting.appendJSONString(band.name, to: &line)
+            key(",\"low_hz\":"); NumberFormatting.appendFixed(band.lowHz, decimals: 1, to: &line)
+            key(",\"high_hz\":"); NumberFormatting.appendFixed(band.highHz, decimals: 1, to: &line)
+            key(",\"azimuth\":"); NumberFormatting.appendFixed(band.azimuth, decimals: 2, to: &line)
+            key(",\"confidence\":"); NumberFormatting.appendFixed(band.confidence, decimals: 3, to: &line)
+            key(",\"level_dbfs\":"); NumberFormatting.appendFixed(band.levelDBFS, decimals: 1, to: &line)
+            key("}")
+        }
+        key("]}")
+    }
+
+    private func appendCSV(_ r: AnalysisRecord) {
+        let comma = UInt8(ascii: ",")
+        NumberFormatting.appendFixed(r.time, decimals: 6, to: &line); line.append(comma)
+        NumberFormatting.appendFixed(r.azimuth, decimals: 2, to: &line); line.append(comma)
+        NumberFormatting.appendFixed(r.lateral, decimals: 4, to: &line); line.append(comma)
+        NumberFormatting.appendFixed(r.confidence, decimals: 3, to: &line); line.append(comma)
+        NumberFormatting.appendFixed(r.ildDecibels, decimals: 2, to: &line); line.append(comma)
+        NumberFormatting.appendFixed(r.itdMicroseconds, decimals: 1, to: &line); line.append(comma)
+        NumberFormatting.appendFixed(r.levelDBFS, decimals: 1, to: &line); line.append(comma)
+        line.append(contentsOf: r.active ? Array("true".utf8) : Array("false".utf8)); line.append(comma)
+        line.append(contentsOf: r.hemisphere.rawValue.utf8); line.append(comma)
+        NumberFormatting.appendFixed(r.itdConfidence, decimals: 3, to: &line); line.append(comma)
+        NumberFormatting.appendFixed(r.ildConfidence, decimals: 3, to: &line)
+        for name in bandNames {
+            line.append(comma)
+            if let band = r.bands.first(where: { $0.name == name }) {
+                NumberFormatting.appendFixed(band.azimuth, decimals: 2, to: &line); line.append(comma)
+                NumberFormatting.appendFixed(band.confidence, decimals: 3, to: &line); line.append(comma)
+                NumberFormatting.appendFixed(band.levelDBFS, decimals: 1, to: &line)
+            } else {
+                line.append(contentsOf: Array("0,0,\(Int(AnalysisRecord.silenceDBFS))".utf8))
+            }
+        }
+    }
+
+    private func appendText(_ r: AnalysisRecord) {
+        func pad(_ text: String, _ width: Int) {
+            let bytes = Array(text.utf8)
+            line.append(contentsOf: bytes)
+            if text.count < width { line.append(contentsOf: repeatElement(UInt8(ascii: " "), count: width - text.count)) }
+        }
+        func number(_ value: Double, _ decimals: Int, width: Int, sign: Bool = false) {
+            var digits: [UInt8] = []
+            if sign && value >= 0 { digits.append(UInt8(ascii: "+")) }
+            NumberFormatting.appendFixed(value, decimals: decimals, to: &digits)
+            if digits.count < width { line.append(contentsOf: repeatElement(UInt8(ascii: " "), count: width - digits.count)) }
+            line.append(contentsOf: digits)
+        }
+        number(r.time, 3, width: 8); pad(" s  ", 4)
+        number(r.azimuth, 1, width: 6, sign: true); pad("°  ", 3)
+        let label = r.confidence > 0 ? DirectionLabel(lateral: r.lateral, hemisphere: r.hemisphere).rawValue : "-"
+        pad(label, 10)
+        pad("  conf ", 7); number(r.confidence, 2, width: 4)
+        pad("  ILD ", 6); number(r.ildDecibels, 1, width: 6, sign: true); pad(" dB", 3)
+        pad("  ITD ", 6); number(r.itdMicroseconds, 0, width: 5, sign: true); pad(" µs", 3)
+        pad("  ", 2); number(r.levelDBFS, 1, width: 6); pad(" dBFS", 5)
+        if !r.active { pad("  (quiet)", 9) }
+        for band in r.bands {
+            pad("  \(band.name) ", 0); number(band.azimuth, 0, width: 4, sign: true); pad("°", 1)
+        }
+    }
+}

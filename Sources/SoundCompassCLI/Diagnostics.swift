@@ -1,0 +1,83 @@
+import ArgumentParser
+import SoundCompass
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Documented exit codes (sysexits.h numbering). See Docs/CLI.md.
+enum ExitStatus: Int32 {
+    case success = 0
+    case internalError = 1
+    case usage = 64
+    case dataError = 65
+    case noInput = 66
+    case cannotCreate = 73
+    case ioError = 74
+}
+
+/// A failure the CLI reports as one line on stderr with a documented exit code.
+struct CLIFailure: Error {
+    var message: String
+    var status: ExitStatus
+
+    init(_ message: String, status: ExitStatus) {
+        self.message = message
+        self.status = status
+    }
+
+    /// Maps a library error to its line and exit code.
+    init(_ error: any Error) {
+        switch error {
+        case let failure as CLIFailure:
+            self = failure
+        case let error as SoundFileError:
+            let status: ExitStatus = switch error {
+            case .notFound, .unreadable: .noInput
+            case .readFailed: .ioError
+            case .writeFailed: .cannotCreate
+            default: .dataError
+            }
+            self.init(error.description, status: status)
+        case let error as ConfigurationError:
+            self.init(error.description, status: .usage)
+        case let error as LineSink.Failure:
+            switch error {
+            case .closedByReader: self.init("", status: .success)
+            case .failed(let reason): self.init("cannot write output: \(reason)", status: .ioError)
+            }
+        default:
+            self.init("internal error: \(error)", status: .internalError)
+        }
+    }
+}
+
+/// Writes diagnostics to stderr, one line each.
+enum Diagnostics {
+    nonisolated(unsafe) private static let stream = fdopen(2, "w")
+
+    static func write(_ text: String) {
+        fputs(text, stream)
+        fflush(stream)
+    }
+
+    static func error(_ message: String) { write("soundcompass: error: \(message)\n") }
+    static func warning(_ message: String) { write("soundcompass: warning: \(message)\n") }
+    static func note(_ message: String) { write("soundcompass: \(message)\n") }
+
+    static var isTerminal: Bool { isatty(2) == 1 }
+
+    /// Runs `body`; any error becomes one line on stderr and its documented exit code.
+    static func reportingFailures(_ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch let error as ExitCode {
+            throw error
+        } catch {
+            let failure = CLIFailure(error)
+            if failure.status == .success { return }
+            self.error(failure.message)
+            throw ExitCode(failure.status.rawValue)
+        }
+    }
+}

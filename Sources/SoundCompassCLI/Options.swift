@@ -1,0 +1,137 @@
+import Foundation
+import ArgumentParser
+import SoundCompass
+
+extension ArrayModel.Kind: ExpressibleByArgument {}
+extension RecordFormat: ExpressibleByArgument {}
+
+/// A length given in samples ("2048") or milliseconds ("43ms").
+struct FrameLength: ExpressibleByArgument, CustomStringConvertible {
+    enum Unit { case samples, milliseconds }
+    var value: Double
+    var unit: Unit
+
+    init?(argument: String) {
+        let text = argument.lowercased()
+        if text.hasSuffix("ms"), let v = Double(text.dropLast(2)), v > 0, v.isFinite {
+            value = v; unit = .milliseconds
+        } else if let v = Int(text), v > 0 {
+            value = Double(v); unit = .samples
+        } else {
+            return nil
+        }
+    }
+
+    /// The length in samples at `sampleRate` Hz.
+    func samples(at sampleRate: Double) -> Int {
+        switch unit {
+        case .samples: Int(value)
+        case .milliseconds: max(1, Int((value / 1000 * sampleRate).rounded()))
+        }
+    }
+
+    var description: String { unit == .samples ? "\(Int(value))" : "\(value)ms" }
+}
+
+/// The options that shape an analysis, shared by every command that analyses.
+struct AnalysisOptions: ParsableArguments {
+    @Option(help: "Array model: spaced (two mics in free field), binaural (ears of a head), coincident (level-encoded pair).")
+    var array: ArrayModel.Kind = .spaced
+
+    @Option(help: ArgumentHelp("Microphone spacing in metres (spaced; the time cue's aperture for coincident).", valueName: "metres"))
+    var spacing: Double = ArrayModel.defaultSpacing
+
+    @Option(help: ArgumentHelp("Head radius in metres (binaural).", valueName: "metres"))
+    var headRadius: Double = ArrayModel.defaultHeadRadius
+
+    @Option(help: ArgumentHelp("Level-cue gain: tanh gain for coincident (default 12), dB at 90° for binaural (default 10).", valueName: "gain"))
+    var ildGain: Double?
+
+    @Option(help: ArgumentHelp("Frame length in samples, or milliseconds with 'ms' (default: about 43 ms, a power of two).", valueName: "n|Nms"))
+    var frame: FrameLength?
+
+    @Option(help: ArgumentHelp("Hop between frames in samples, or milliseconds with 'ms' (default: half a frame).", valueName: "n|Nms"))
+    var hop: FrameLength?
+
+    @Option(help: ArgumentHelp("Two channels of a multichannel input to use as left and right, 1-based.", valueName: "L,R"))
+    var channels: String?
+
+    @Flag(help: "Exchange left and right.")
+    var swap = false
+
+    @Option(help: ArgumentHelp("Frames quieter than this carry no confidence (dBFS).", valueName: "dBFS"))
+    var gate: Double = -70
+
+    func validate() throws {
+        guard spacing > 0, spacing.isFinite, spacing <= 10 else {
+            throw ValidationError("--spacing must be a positive distance in metres (at most 10), got \(spacing)")
+        }
+        guard headRadius > 0, headRadius.isFinite, headRadius <= 1 else {
+            throw ValidationError("--head-radius must be a positive radius in metres (at most 1), got \(headRadius)")
+        }
+        if let ildGain, !(ildGain > 0 && ildGain.isFinite) {
+            throw ValidationError("--ild-gain must be positive, got \(ildGain)")
+        }
+        guard gate.isFinite, gate <= 0 else { throw ValidationError("--gate must be a level in dBFS (≤ 0), got \(gate)") }
+    }
+
+    /// The channel pair, parsed from `--channels`, for the input named `inputName`.
+    func channelPair(for inputName: String) throws -> (left: Int, right: Int)? {
+        guard let channels else { return nil }
+        let parts = channels.split(separator: ",", omittingEmptySubsequences: false).map {
+            Int($0.trimmingCharacters(in: .whitespaces))
+        }
+        guard parts.count == 2, let left = parts[0], let right = parts[1], left >= 1, right >= 1 else {
+            let count = parts.count
+            let problem = count < 2
+                ? "--channels needs two channels as L,R (got \"\(channels)\", \(count) channel\(count == 1 ? "" : "s"))"
+                : "--channels needs two 1-based channel numbers as L,R (got \"\(channels)\")"
+            throw CLIFailure("\(inputName): \(problem)", status: .usage)
+        }
+        return (left, right)
+    }
+
+    /// The analysis settings for a sample rate.
+    func configuration(sampleRate: Double) -> AnalysisConfiguration {
+        let model = ArrayModel(kind: array, spacing: spacing, headRadius: headRadius, ildGain: ildGain)
+        let frameLength = frame?.samples(at: sampleRate)
+        let hopLength = hop?.samples(at: sampleRate)
+        return AnalysisConfiguration(
+            sampleRate: sampleRate, frameLength: frameLength,
+            hopLength: hopLength ?? frameLength.map { max(1, $0 / 2) }, array: model, silenceGateDBFS: gate)
+    }
+
+    /// One line describing the settings, for stderr.
+    func describe(_ config: AnalysisConfiguration) -> String {
+        let ms = { (n: Int) in String(Int((Double(n) / config.sampleRate * 1000).rounded())) }
+        var text = "frame \(config.frameLength) (\(ms(config.frameLength)) ms), hop \(config.hopLength) (\(ms(config.hopLength)) ms), \(array.rawValue)"
+        switch array {
+        case .spaced, .coincident: text += " \(spacing) m"
+        case .binaural: text += " head radius \(headRadius) m"
+        }
+        return text
+    }
+}
+
+/// Where and how records are written.
+struct OutputOptions: ParsableArguments {
+    @Option(help: "Record format (default: text on a terminal, jsonl otherwise).")
+    var format: RecordFormat?
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write records to this file instead of stdout.", valueName: "file"))
+    var output: String?
+
+    func makeWriter(bandNames: [String] = []) throws -> RecordWriter {
+        let sink: LineSink
+        if let output {
+            do { sink = try LineSink(path: output) } catch {
+                if case .failed(let reason) = error { throw CLIFailure(reason, status: .cannotCreate) }
+                throw error
+            }
+        } else {
+            sink = .standardOutput()
+        }
+        let chosen = format ?? (output == nil && sink.isTerminal ? .text : .jsonl)
+        return RecordWriter(format: chosen, sink: sink, bandNames: bandNames)
+    }
+}

@@ -1,0 +1,171 @@
+import ArgumentParser
+import Foundation
+import SoundCompass
+import TestSignals
+
+extension SoundCompassCommand {
+    struct Synth: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write a synthetic stereo recording with known directions, and its ground truth.",
+            discussion: """
+                Sources are given as KIND@AZIMUTH[@START-END], repeatable. KIND is white, pink, speech, \
+                tone:HZ, chirp:FROM-TO or band:LOW-HIGH; AZIMUTH is degrees (0 ahead, negative left) or \
+                FROM:TO for a source moving linearly over its playing time; START-END in seconds. \
+                Examples: --source speech@-40  --source band:150-400@-50  --source pink@-60:60@1-5. \
+                The ground truth (time,azimuth every 10 ms where a source plays) goes to --truth, by \
+                default next to OUTPUT as NAME.truth.csv.
+                """)
+
+        @Argument(help: "The sound file to write (format from --file-format).")
+        var outputFile: String
+
+        @Option(name: .customLong("source"), help: ArgumentHelp("A source, KIND@AZIMUTH[@START-END] (repeatable; default white@30).", valueName: "spec"))
+        var sources: [SourceSpec] = []
+
+        @Flag(help: "Write the built-in demo scene instead (ignores --source, --duration, --array).")
+        var demo = false
+
+        @Option(help: ArgumentHelp("Seconds.", valueName: "s"))
+        var duration: Double = 5
+
+        @Option(help: ArgumentHelp("Sample rate, Hz.", valueName: "Hz"))
+        var rate: Int = 48000
+
+        @Option(help: "Microphones: spaced, binaural (Woodworth head) or coincident (XY cardioids at ±45°).")
+        var array: ArrayModel.Kind = .spaced
+
+        @Option(help: ArgumentHelp("Microphone spacing, metres (spaced).", valueName: "metres"))
+        var spacing: Double = ArrayModel.defaultSpacing
+
+        @Option(help: ArgumentHelp("Head radius, metres (binaural).", valueName: "metres"))
+        var headRadius: Double = ArrayModel.defaultHeadRadius
+
+        @Option(help: ArgumentHelp("Broadband level difference at 90°, dB (binaural).", valueName: "dB"))
+        var headIld: Double = 0
+
+        @Option(help: ArgumentHelp("Level of each source, dBFS RMS.", valueName: "dBFS"))
+        var level: Double = -20
+
+        @Option(help: ArgumentHelp("Add uncorrelated white noise to each channel at this SNR, dB.", valueName: "dB"))
+        var snr: Double?
+
+        @Option(help: "Random seed; the same seed writes the same file.")
+        var seed: UInt64 = 1
+
+        @Option(help: "File format: \(SoundFileWriter.Format.allCases.map(\.rawValue).joined(separator: ", ")).")
+        var fileFormat: SoundFileWriter.Format = .wavFloat
+
+        @Option(help: ArgumentHelp("Ground-truth CSV path (default OUTPUT.truth.csv; 'none' for none).", valueName: "file"))
+        var truth: String?
+
+        func validate() throws {
+            guard duration > 0, duration <= 24 * 3600 else { throw ValidationError("--duration must be in (0, 86400] seconds") }
+            guard rate >= 8000, rate <= 768_000 else { throw ValidationError("--rate must be 8000…768000 Hz") }
+            guard spacing > 0, headRadius > 0 else { throw ValidationError("--spacing and --head-radius must be positive") }
+            if let snr, !snr.isFinite { throw ValidationError("--snr must be a number of dB") }
+        }
+
+        func run() throws {
+            try Diagnostics.reportingFailures {
+                let scene = makeScene()
+                let signal = scene.render()
+                let writer = try SoundFileWriter(
+                    path: outputFile, sampleRate: Int(scene.sampleRate), channels: 2, format: fileFormat)
+                try writer.write(channels: [signal.left, signal.right])
+                writer.close()
+                let truthPath = truth ?? Self.defaultTruthPath(for: outputFile)
+                if truthPath != "none" {
+                    do {
+                        try scene.truthCSV().write(toFile: truthPath, atomically: true, encoding: .utf8)
+                    } catch {
+                        throw CLIFailure("\(truthPath): cannot be written: \(error.localizedDescription)", status: .cannotCreate)
+                    }
+                }
+                Diagnostics.note(
+                    "wrote \(outputFile) (\(formatSeconds(scene.duration)) s, \(Int(scene.sampleRate)) Hz, \(fileFormat.rawValue))"
+                        + (truthPath != "none" ? " and \(truthPath)" : ""))
+            }
+        }
+
+        func makeScene() -> Scene {
+            if demo { return Scene.demo(sampleRate: Double(rate)) }
+            let microphones: Microphones = switch array {
+            case .spaced: .spaced(spacing: spacing)
+            case .binaural: .binaural(headRadius: headRadius, ildAt90: headIld)
+            case .coincident: .coincident(halfAngle: 45)
+            }
+            let specs = sources.isEmpty ? [SourceSpec(argument: "white@30")!] : sources
+            let built = specs.enumerated().map { index, spec in
+                spec.source(duration: duration, level: level, seed: seed &+ UInt64(index) &* 7919)
+            }
+            return Scene(
+                sampleRate: Double(rate), duration: duration, microphones: microphones, sources: built,
+                noise: snr.map { SensorNoise(snrDecibels: $0, seed: seed &+ 104_729) })
+        }
+
+        static func defaultTruthPath(for output: String) -> String {
+            let url = URL(fileURLWithPath: output)
+            return url.deletingPathExtension().path + ".truth.csv"
+        }
+    }
+}
+
+extension SoundFileWriter.Format: ExpressibleByArgument {}
+
+/// `KIND@AZIMUTH[@START-END]`, see `synth --help`.
+struct SourceSpec: ExpressibleByArgument {
+    var signal: SourceSignal
+    var from: Double
+    var to: Double
+    var start: Double?
+    var end: Double?
+
+    init?(argument: String) {
+        let parts = argument.split(separator: "@", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 2 || parts.count == 3 else { return nil }
+        let kind = parts[0].split(separator: ":", maxSplits: 1).map(String.init)
+        func range(_ text: String) -> (Double, Double)? {
+            // "a-b" where a and b may be negative: split at a '-' that follows a digit.
+            let chars = Array(text)
+            for i in 1..<max(chars.count, 1) where chars[i] == "-" && chars[i - 1].isNumber {
+                if let a = Double(String(chars[..<i])), let b = Double(String(chars[(i + 1)...])) { return (a, b) }
+            }
+            return nil
+        }
+        switch kind[0] {
+        case "white": signal = .whiteNoise
+        case "pink": signal = .pinkNoise
+        case "speech": signal = .speech
+        case "tone":
+            guard kind.count == 2, let f = Double(kind[1]), f > 0 else { return nil }
+            signal = .tone(f)
+        case "chirp":
+            guard kind.count == 2, let (a, b) = range(kind[1]), a > 0, b > 0 else { return nil }
+            signal = .chirp(from: a, to: b)
+        case "band":
+            guard kind.count == 2, let (a, b) = range(kind[1]), a >= 0, b > a else { return nil }
+            signal = .bandNoise(low: a, high: b)
+        default: return nil
+        }
+        let azimuths = parts[1].split(separator: ":").compactMap { Double($0) }
+        guard azimuths.count == 1 || azimuths.count == 2, azimuths.allSatisfy({ abs($0) <= 180 }) else { return nil }
+        from = azimuths[0]
+        to = azimuths.last!
+        if parts.count == 3 {
+            guard let (a, b) = range(parts[2]), a >= 0, b > a else { return nil }
+            start = a; end = b
+        }
+    }
+
+    func source(duration: Double, level: Double, seed: UInt64) -> Source {
+        let s = start ?? 0, e = end ?? duration
+        let path: AzimuthPath = from == to ? .fixed(from) : .sweep(from: from, to: to, between: s, and: e)
+        return Source(signal, path: path, start: s, end: e, levelDBFS: level, seed: seed)
+    }
+
+    static var allValueStrings: [String] { [] }
+}
+
+func formatSeconds(_ s: Double) -> String {
+    s == s.rounded() ? "\(Int(s))" : "\(s)"
+}
