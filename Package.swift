@@ -57,9 +57,14 @@ let package = Package(
         ),
 
         // MARK: - Tests
+        .target(
+            name: "TestSupport",
+            dependencies: ["SoundCompass", "TestSignals"],
+            path: "Tests/TestSupport"
+        ),
         .testTarget(
             name: "SoundCompassTests",
-            dependencies: ["SoundCompass", "TestSignals"]
+            dependencies: ["SoundCompass", "TestSignals", "TestSupport"]
         ),
         .testTarget(
             name: "TestSignalsTests",
@@ -67,7 +72,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SoundCompassCLITests",
-            dependencies: ["SoundCompassCLI", "SoundCompass", "TestSignals"]
+            dependencies: ["SoundCompassCLI", "SoundCompass", "TestSignals", "TestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -41,10 +41,6 @@ extension SoundCompassCommand {
                     source = MemoryStereoSource(
                         left: swapped ? signal.right : signal.left, right: swapped ? signal.left : signal.right,
                         sampleRate: signal.sampleRate, name: "demo scene")
-                    if !quiet {
-                        Diagnostics.note(
-                            "no FILE given: analysing the built-in demo scene (15 cm pair; speech at −50°, noise at +35°, a source moving −70° → +70°)")
-                    }
                 }
                 try analyse(source)
             }
@@ -57,6 +53,10 @@ extension SoundCompassCommand {
             }
             let analyzer = try StreamingAnalyzer(configuration: config)
             let writer = try output.makeWriter()
+            if file == nil && !quiet {
+                Diagnostics.note(
+                    "no FILE given: analysing the built-in demo scene (15 cm pair; speech at −50°, noise at +35°, a source moving −70° → +70°)")
+            }
             if !quiet && Diagnostics.isTerminal {
                 Diagnostics.note("\(source.name): \(Int(source.sampleRate)) Hz; \(analysis.describe(config))")
             }

@@ -6,6 +6,15 @@ import Glibc
 #endif
 
 @main
+enum Main {
+    static func main() {
+        // A reader that goes away (`soundcompass … | head`) must end the run quietly: get EPIPE
+        // from write(2) instead of being killed by SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
+        SoundCompassCommand.main()
+    }
+}
+
 struct SoundCompassCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "soundcompass",

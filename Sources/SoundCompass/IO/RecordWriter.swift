@@ -70,10 +70,12 @@ public final class RecordWriter {
 
     // MARK: - Formats
 
+    private func appendStatic(_ text: StaticString) {
+        line.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
     private func appendJSON(_ r: AnalysisRecord) {
-        func key(_ name: StaticString) {
-            line.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-        }
+        func key(_ name: StaticString) { appendStatic(name) }
         key("{\"time\":"); NumberFormatting.appendFixed(r.time, decimals: 6, to: &line)
         key(",\"azimuth\":"); NumberFormatting.appendFixed(r.azimuth, decimals: 2, to: &line)
         key(",\"lateral\":"); NumberFormatting.appendFixed(r.lateral, decimals: 4, to: &line)
@@ -108,7 +110,7 @@ public final class RecordWriter {
         NumberFormatting.appendFixed(r.ildDecibels, decimals: 2, to: &line); line.append(comma)
         NumberFormatting.appendFixed(r.itdMicroseconds, decimals: 1, to: &line); line.append(comma)
         NumberFormatting.appendFixed(r.levelDBFS, decimals: 1, to: &line); line.append(comma)
-        line.append(contentsOf: r.active ? Array("true".utf8) : Array("false".utf8)); line.append(comma)
+        appendStatic(r.active ? "true" : "false"); line.append(comma)
         line.append(contentsOf: r.hemisphere.rawValue.utf8); line.append(comma)
         NumberFormatting.appendFixed(r.itdConfidence, decimals: 3, to: &line); line.append(comma)
         NumberFormatting.appendFixed(r.ildConfidence, decimals: 3, to: &line)

@@ -82,6 +82,11 @@ final class SoundFile {
         }
         // Integer formats clip rather than wrap around on overload.
         sf_command(handle, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
+        if format == .oggVorbis {
+            // Highest Vorbis quality: lower settings couple the channels and erase time differences.
+            var quality = 1.0
+            sf_command(handle, Int32(SFC_SET_VBR_ENCODING_QUALITY), &quality, Int32(MemoryLayout<Double>.size))
+        }
         return SoundFile(handle: handle, path: path, info: info)
     }
 

@@ -1,0 +1,158 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Runs the built `soundcompass` binary as a user would.
+enum CLI {
+    static let executable: URL = {
+        let here = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for candidate in [here, here.deletingLastPathComponent()] {
+            let url = candidate.appendingPathComponent("soundcompass")
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        return URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(".build/debug/soundcompass")
+    }()
+
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var stderrLines: [Substring] { stderr.split(separator: "\n") }
+    }
+
+    static func run(_ arguments: [String], stdin: Data? = nil) throws -> Result {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // Drain both pipes concurrently so a large output cannot block the child.
+        nonisolated(unsafe) var errData = Data()
+        let group = DispatchGroup()
+        group.enter()
+        DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                      stderr: String(decoding: errData, as: UTF8.self))
+    }
+}
+
+struct CLITests {
+    static let fields = ["time", "azimuth", "lateral", "confidence", "ild_db", "itd_us", "level_dbfs", "active", "hemisphere", "bands"]
+
+    static func parseJSONLines(_ text: String) throws -> [[String: Any]] {
+        try text.split(separator: "\n").map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+    }
+
+    @Test("no arguments: the demo scene, JSON lines with every field, finite numbers")
+    func demo() throws {
+        let result = try CLI.run([])
+        #expect(result.status == 0, "\(result.stderr)")
+        let records = try Self.parseJSONLines(result.stdout)
+        let expectedCount: Int = (8 * 48000 - 2048) / 1024 + 1
+        #expect(records.count == expectedCount)
+        for record in records {
+            for key in Self.fields { #expect(record[key] != nil, "missing \(key)") }
+        }
+        // Speech at −50°, noise at +35°: confident frames in those spans point there.
+        func confident(_ from: Double, _ to: Double) -> [Double] {
+            records.filter { ($0["time"] as! Double) > from && ($0["time"] as! Double) < to && ($0["confidence"] as! Double) > 0.5 }
+                .map { $0["azimuth"] as! Double }
+        }
+        #expect(abs(median(confident(0.3, 2.8)) + 50) < 2)
+        #expect(abs(median(confident(3.3, 4.7)) - 35) < 1)
+    }
+
+    @Test("synth then analyze: CSV with a header, the bearing of the synthesised source")
+    func synthAnalyzeRoundTrip() throws {
+        let directory = TemporaryDirectory()
+        let wav = directory.path("scene.wav")
+        let synth = try CLI.run(["synth", wav, "--source", "pink@-25", "--duration", "2", "--snr", "20", "--file-format", "wav24"])
+        #expect(synth.status == 0, "\(synth.stderr)")
+        let truth = try String(contentsOfFile: directory.path("scene.truth.csv"), encoding: .utf8)
+        #expect(truth.hasPrefix("time,azimuth\n0,-25\n"))
+        let result = try CLI.run(["analyze", wav, "--format", "csv"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n")
+        let header = lines[0].split(separator: ",").map(String.init)
+        #expect(header.prefix(9) == ["time", "azimuth", "lateral", "confidence", "ild_db", "itd_us", "level_dbfs", "active", "hemisphere"])
+        let azimuths = lines.dropFirst().map { Double($0.split(separator: ",")[1])! }
+        #expect(abs(median(azimuths) + 25) < 0.5)
+    }
+
+    @Test("frame and hop in milliseconds, and a different array model")
+    func options() throws {
+        let directory = TemporaryDirectory()
+        let wav = directory.path("x.wav")
+        #expect(try CLI.run(["synth", wav, "--source", "white@20", "--duration", "1", "--spacing", "0.1"]).status == 0)
+        let result = try CLI.run(["analyze", wav, "--frame", "20ms", "--hop", "10ms", "--spacing", "0.1", "--format", "jsonl"])
+        #expect(result.status == 0)
+        let records = try Self.parseJSONLines(result.stdout)
+        let expectedCount: Int = (48000 - 960) / 480 + 1
+        #expect(records.count == expectedCount)
+        #expect(abs(median(records.map { $0["azimuth"] as! Double }) - 20) < 0.5)
+    }
+
+    @Test("NaN/Inf samples in a float WAV: every number in the output is finite, with a warning")
+    func nonFiniteSamples() throws {
+        let directory = TemporaryDirectory()
+        let wav = directory.path("nan.wav")
+        #expect(try CLI.run(["synth", wav, "--duration", "1"]).status == 0)
+        // Overwrite some float samples in the data chunk with NaN and +Inf bit patterns.
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: wav)))
+        let data = try #require(Self.dataChunkOffset(bytes))
+        for i in stride(from: data, to: bytes.count - 4, by: 4 * 211) {
+            let pattern: UInt32 = (i / 4) % 2 == 0 ? 0x7FC0_0000 : 0x7F80_0000
+            withUnsafeBytes(of: pattern.littleEndian) { for j in 0..<4 { bytes[i + j] = $0[j] } }
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: wav))
+        for format in ["jsonl", "csv", "text"] {
+            let result = try CLI.run(["analyze", wav, "--format", format])
+            #expect(result.status == 0)
+            let lower = result.stdout.lowercased()
+            #expect(!lower.contains("nan") && !lower.contains("inf"), "\(format)")
+            #expect(result.stderr.contains("NaN/Inf samples were replaced by 0"))
+        }
+    }
+
+    static func dataChunkOffset(_ bytes: [UInt8]) -> Int? {
+        var i = 12
+        while i + 8 <= bytes.count {
+            let id = String(decoding: bytes[i..<(i + 4)], as: UTF8.self)
+            let size = Int(bytes[i + 4]) | Int(bytes[i + 5]) << 8 | Int(bytes[i + 6]) << 16 | Int(bytes[i + 7]) << 24
+            if id == "data" { return i + 8 }
+            i += 8 + size + (size & 1)
+        }
+        return nil
+    }
+
+    @Test("a reader that closes the pipe early ends the run quietly with exit 0")
+    func closedPipe() throws {
+        let process = Process()
+        process.executableURL = CLI.executable
+        process.arguments = ["analyze", "--format", "jsonl"]
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let handle = out.fileHandleForReading
+        var received = Data()
+        while !received.contains(UInt8(ascii: "\n")) {
+            let chunk = handle.availableData
+            if chunk.isEmpty { break }
+            received.append(chunk)
+        }
+        try handle.close()
+        process.waitUntilExit()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 0)
+        #expect(!stderr.contains("error"), "\(stderr)")
+    }
+}

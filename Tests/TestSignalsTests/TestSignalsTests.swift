@@ -1,0 +1,138 @@
+import Foundation
+import Testing
+@testable import TestSignals
+
+struct FractionalDelayTests {
+    @Test("an integer delay is an exact shift")
+    func integerDelay() {
+        let x = Generators.whiteNoise(count: 3000, rms: 1, seed: 1)
+        let y = FractionalDelay.exact(x, bySamples: 7)
+        var worst = 0.0
+        for n in 7..<3000 { worst = max(worst, abs(y[n] - x[n - 7])) }
+        // The dropped Nyquist bin of the padded signal is the only difference.
+        #expect(worst < 0.05)
+    }
+
+    @Test("delaying by d then by −d gives the signal back", arguments: [0.3, 2.75, -11.1])
+    func inverse(delay: Double) {
+        // Each call pads and truncates, so compare away from the ends (ringing decays as 1/distance).
+        let x = Generators.bandNoise(count: 8192, sampleRate: 48000, low: 100, high: 20000, rms: 1, seed: 2)
+        let back = FractionalDelay.exact(FractionalDelay.exact(x, bySamples: delay), bySamples: -delay)
+        var worst = 0.0
+        for n in 2048..<6144 { worst = max(worst, abs(back[n] - x[n])) }
+        #expect(worst < 2e-3)
+    }
+
+    @Test("a band-limited sine is delayed exactly: sin(ω(n − d))", arguments: [0.37, 5.5])
+    func analyticSine(delay: Double) {
+        // A sine with a whole number of cycles in the padded length is periodic there: exact.
+        let n = 4096, cycles = 97.0
+        let omega = 2 * Double.pi * cycles / Double(n)
+        let x = (0..<n).map { sin(omega * Double($0)) }
+        let y = FractionalDelay.exact(x, bySamples: delay)
+        var worst = 0.0
+        for i in 1024..<3072 { worst = max(worst, abs(y[i] - sin(omega * (Double(i) - delay)))) }
+        #expect(worst < 2e-3)
+    }
+
+    @Test("time-varying sinc delay agrees with the exact delay for band-limited content", arguments: [0.0, 3.3, -8.75])
+    func sincMatchesExact(delay: Double) {
+        let x = Generators.bandNoise(count: 6000, sampleRate: 48000, low: 50, high: 18000, rms: 1, seed: 4)
+        let exact = FractionalDelay.exact(x, bySamples: delay)
+        let sinc = FractionalDelay.timeVarying(x) { _ in delay }
+        var worst = 0.0
+        for n in 200..<5800 { worst = max(worst, abs(exact[n] - sinc[n])) }
+        #expect(worst < 0.01)
+    }
+}
+
+struct GeneratorTests {
+    @Test("equal seeds give equal signals, different seeds different ones")
+    func determinism() {
+        #expect(Generators.whiteNoise(count: 100, seed: 5) == Generators.whiteNoise(count: 100, seed: 5))
+        #expect(Generators.whiteNoise(count: 100, seed: 5) != Generators.whiteNoise(count: 100, seed: 6))
+        #expect(Generators.speechLike(count: 48000, sampleRate: 48000, seed: 3) == Generators.speechLike(count: 48000, sampleRate: 48000, seed: 3))
+        #expect(Scene.demo().render() == Scene.demo().render())
+    }
+
+    @Test("white and pink noise have the requested RMS and slope")
+    func noiseLevels() {
+        let white = Generators.whiteNoise(count: 100_000, rms: 0.2, seed: 1)
+        #expect(abs(Generators.rms(white) - 0.2) < 0.002)
+        let pink = Generators.pinkNoise(count: 1 << 16, sampleRate: 48000, rms: 0.1, seed: 2)
+        #expect(abs(Generators.rms(pink) - 0.1) < 1e-9)
+        // Pink: every octave carries the same power (within 1 dB).
+        var re = pink, im = [Double](repeating: 0, count: pink.count)
+        ComplexFFT.transform(re: &re, im: &im, inverse: false)
+        func octave(_ lo: Double) -> Double {
+            let k0 = Int(lo / 48000 * Double(pink.count)), k1 = 2 * k0
+            return (k0..<k1).reduce(0) { $0 + re[$1] * re[$1] + im[$1] * im[$1] }
+        }
+        for lo in [250.0, 2000, 8000] {
+            let ratio = 10 * log10(octave(lo) / octave(500))
+            #expect(abs(ratio) < 1, "octave from \(lo) Hz: \(ratio) dB against 500 Hz")
+        }
+        let shaped = Generators.shapedNoise(count: 1 << 14, sampleRate: 48000, rms: 1, seed: 3) { f in f > 1000 ? 0 : 1 }
+        // A low-passed noise is smooth: its first difference is much smaller than itself.
+        let difference = zip(shaped.dropFirst(), shaped).map { $0 - $1 }
+        #expect(Generators.rms(difference) < 0.2)
+    }
+
+    @Test("speech-like signal: pauses, and energy mostly below 4 kHz")
+    func speechLike() {
+        let fs = 16000.0
+        let speech = Generators.speechLike(count: Int(fs * 6), sampleRate: fs, rms: 0.1, seed: 8)
+        let frames = stride(from: 0, to: speech.count - 320, by: 320).map { Generators.rms(Array(speech[$0..<($0 + 320)])) }
+        let peak = frames.max()!
+        let quiet = frames.filter { $0 < peak * 0.01 }.count
+        #expect(Double(quiet) / Double(frames.count) > 0.15, "pauses: \(quiet) of \(frames.count) frames")
+        #expect(Double(quiet) / Double(frames.count) < 0.6)
+    }
+
+    @Test("sensor noise is added at the requested SNR")
+    func snr() {
+        let scene = Scene(duration: 2, sources: [Source(.whiteNoise, azimuth: 0, levelDBFS: -20)], noise: SensorNoise(snrDecibels: 10))
+        let clean = Scene(duration: 2, sources: [Source(.whiteNoise, azimuth: 0, levelDBFS: -20)])
+        let noisy = scene.render(), reference = clean.render()
+        let noise = zip(noisy.left, reference.left).map { Double($0 - $1) }
+        let snr = 20 * log10(Generators.rms(reference.left.map(Double.init)) / Generators.rms(noise))
+        #expect(abs(snr - 10) < 0.2, "SNR \(snr) dB")
+    }
+}
+
+struct MicrophoneTests {
+    @Test("spaced pair: right-minus-left delay is −d·sin θ / c", arguments: [-90.0, -30, 0, 45, 90, 150])
+    func spacedDelay(azimuth: Double) {
+        let t = Microphones.spaced(spacing: 0.2).arrivalTimes(azimuth: azimuth)
+        #expect(abs((t.right - t.left) - (-0.2 * sin(azimuth * .pi / 180) / 343)) < 1e-15)
+    }
+
+    @Test("binaural: Woodworth ITD, front and back mirror each other")
+    func woodworth() {
+        let head = Microphones.binaural(headRadius: 0.0875, ildAt90: 0)
+        let t90 = head.arrivalTimes(azimuth: 90)
+        #expect(abs((t90.left - t90.right) - 0.0875 / 343 * (Double.pi / 2 + 1)) < 1e-15)
+        let front = head.arrivalTimes(azimuth: 30), back = head.arrivalTimes(azimuth: 150)
+        #expect(abs(front.left - back.left) < 1e-15)
+    }
+
+    @Test("XY cardioids: the nearer capsule is louder")
+    func coincident() {
+        let xy = Microphones.coincident(halfAngle: 45)
+        let g = xy.gains(azimuth: -45)
+        #expect(abs(g.left - 1) < 1e-12)
+        #expect(g.right < g.left)
+        #expect(xy.arrivalTimes(azimuth: 60) == (0, 0))
+    }
+
+    @Test("a moving source's truth follows its path")
+    func truth() {
+        let scene = Scene(duration: 4, sources: [Source(.pinkNoise, path: .sweep(from: -60, to: 60, between: 1, and: 3), start: 1, end: 3)])
+        #expect(scene.azimuth(at: 0.5) == nil)
+        #expect(scene.azimuth(at: 2) == 0)
+        #expect(scene.azimuth(at: 2.5) == 30)
+        let rows = scene.truthCSV().split(separator: "\n")
+        #expect(rows.first == "time,azimuth")
+        #expect(rows.count == 201)
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import SoundCompass
+import TestSignals
+
+/// Runs a rendered signal through a fresh analyzer and collects every record.
+public func analyse(_ signal: StereoSignal, configuration: AnalysisConfiguration? = nil) throws -> [AnalysisRecord] {
+    let config = configuration ?? AnalysisConfiguration(sampleRate: signal.sampleRate)
+    let analyzer = try StreamingAnalyzer(configuration: config)
+    var records: [AnalysisRecord] = []
+    signal.left.withUnsafeBufferPointer { l in
+        signal.right.withUnsafeBufferPointer { r in
+            analyzer.process(left: l, right: r) { records.append($0) }
+        }
+    }
+    return records
+}
+
+/// Median of a non-empty list.
+public func median(_ values: [Double]) -> Double {
+    precondition(!values.isEmpty, "median of nothing")
+    let sorted = values.sorted()
+    let mid = sorted.count / 2
+    return sorted.count % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+}
+
+/// Value at fraction `q` (0…1) of the sorted list.
+public func quantile(_ values: [Double], _ q: Double) -> Double {
+    precondition(!values.isEmpty)
+    let sorted = values.sorted()
+    return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * q).rounded()))]
+}
+
+/// A still source rendered with exact fractional delays.
+public func stillSource(
+    azimuth: Double, microphones: Microphones = .spaced(spacing: 0.15), sampleRate: Double = 48000,
+    duration: Double = 0.6, signal: SourceSignal = .whiteNoise, snr: Double? = nil, seed: UInt64 = 7
+) -> StereoSignal {
+    Scene(
+        sampleRate: sampleRate, duration: duration, microphones: microphones,
+        sources: [Source(signal, azimuth: azimuth, levelDBFS: -20, seed: seed)],
+        noise: snr.map { SensorNoise(snrDecibels: $0, seed: seed &+ 1000) }, fade: 0
+    ).render()
+}
+
+/// Two channels of independent white noise (no common source at all).
+public func uncorrelatedNoise(sampleRate: Double = 48000, duration: Double = 3, seed: UInt64 = 5) -> StereoSignal {
+    let n = Int(sampleRate * duration)
+    let l = Generators.whiteNoise(count: n, rms: 0.1, seed: seed)
+    let r = Generators.whiteNoise(count: n, rms: 0.1, seed: seed &+ 1)
+    return StereoSignal(left: l.map { Float($0) }, right: r.map { Float($0) }, sampleRate: sampleRate)
+}
