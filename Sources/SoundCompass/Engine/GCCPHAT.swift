@@ -32,10 +32,10 @@ public struct TimeDelayEstimate: Sendable, Equatable {
 ///
 /// For each frame: both channels are Hann-windowed and zero-padded to the FFT size `N` (the
 /// power of two ≥ the frame length); the cross-spectrum `C[k] = conj(L[k])·R[k]` is whitened to
-/// `G[k] = C[k] / max(|C[k]|, ε)` with `ε` a tiny fraction of the frame's mean `|C|` (so
-/// near-zero bins cannot blow up); DC and Nyquist are dropped; the inverse FFT divided by the
-/// number of whitened bins gives the correlation `r[k]`, which peaks at the lag of the right
-/// channel behind the left.
+/// `G[k] = C[k] / max(|C[k]|, ε)^β` (β = 1 by default: the full phase transform) with `ε` a tiny fraction of the frame's mean `|C|` (so
+/// near-zero bins cannot blow up); DC and Nyquist are dropped; the inverse FFT divided by
+/// `2·Σ|G[k]|` gives the correlation `r[k]` (1 at the peak for a pure delay), which peaks at the
+/// lag of the right channel behind the left.
 ///
 /// **Lag window.** Only lags with `|k| ≤ K = ceil(maxLag) + margin` are searched, where
 /// `maxLag = (largest physical delay)·fs`. A peak at `±K` is pinned at the edge and earns no
@@ -61,6 +61,8 @@ public final class GCCPHAT {
     public let maxLagSamples: Double
     /// Half-width of the searched lag window in whole samples: `ceil(maxLagSamples) + margin`.
     public let searchLag: Int
+    /// Whitening exponent β of the weighting `|C|^(−β)`: 1 is the full phase transform.
+    public let weightingExponent: Float
 
     private let fft: RealFFT
     private let window: [Float]
@@ -76,7 +78,11 @@ public final class GCCPHAT {
     ///   - frameLength: samples per frame (≥ 16).
     ///   - maxLagSamples: the largest physically possible lag in samples (> 0).
     ///   - marginSamples: whole samples added on each side of the window (default 2).
-    public init(frameLength: Int, maxLagSamples: Double, marginSamples: Int = 2) {
+    ///   - weightingExponent: β of the weighting `|C|^(−β)`, 0…1 (default 1, full PHAT; smaller
+    ///     values keep some of the cross-spectrum's magnitude, "PHAT-β").
+    public init(frameLength: Int, maxLagSamples: Double, marginSamples: Int = 2, weightingExponent: Float = 1) {
+        precondition(weightingExponent >= 0 && weightingExponent <= 1)
+        self.weightingExponent = weightingExponent
         precondition(frameLength >= 16, "frame length must be at least 16 samples")
         precondition(maxLagSamples > 0 && maxLagSamples.isFinite)
         self.frameLength = frameLength
@@ -127,17 +133,22 @@ public final class GCCPHAT {
         }
         guard magnitudeSum > 0, magnitudeSum.isFinite else { return .none }
         let epsilon = max(1e-6 * magnitudeSum / Float(bins - 2), Float.leastNormalMagnitude)
+        let beta = weightingExponent
+        var weightSum: Float = 0
         for k in 1..<(bins - 1) {
             let cr = g[2 * k], ci = g[2 * k + 1]
-            let scale = 1 / max((cr * cr + ci * ci).squareRoot(), epsilon)
+            let magnitude = max((cr * cr + ci * ci).squareRoot(), epsilon)
+            let scale = beta == 1 ? 1 / magnitude : powf(magnitude, -beta)
             g[2 * k] = cr * scale
             g[2 * k + 1] = ci * scale
+            weightSum += (cr * cr + ci * ci).squareRoot() * scale
         }
         g[0] = 0; g[1] = 0; g[2 * (bins - 1)] = 0; g[2 * (bins - 1) + 1] = 0
 
         fft.inverse(g, correlation.baseAddress)
-        // Normalise: a pure delay gives Σ over 2·(bins−2) unit phasors at the peak.
-        let norm = 1 / Float(2 * (bins - 2))
+        // Normalise: a pure delay gives 2·Σ|G[k]| at the peak.
+        guard weightSum > 0, weightSum.isFinite else { return .none }
+        let norm = 1 / (2 * weightSum)
         let c = correlation.baseAddress
         for i in 0..<n { c[i] *= norm }
 
