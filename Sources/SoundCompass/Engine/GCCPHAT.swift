@@ -72,6 +72,8 @@ public final class GCCPHAT {
     let leftSpectrum: AlignedFloats
     let rightSpectrum: AlignedFloats
     private let whitened: AlignedFloats
+    /// A copy of `whitened` for the inverse FFT, which destroys its input.
+    private let inverseScratch: AlignedFloats
     private let correlation: AlignedFloats
 
     /// - Parameters:
@@ -98,6 +100,7 @@ public final class GCCPHAT {
         self.leftSpectrum = AlignedFloats(count: 2 * (n / 2 + 1))
         self.rightSpectrum = AlignedFloats(count: 2 * (n / 2 + 1))
         self.whitened = AlignedFloats(count: 2 * (n / 2 + 1))
+        self.inverseScratch = AlignedFloats(count: 2 * (n / 2 + 1))
         self.correlation = AlignedFloats(count: n)
     }
 
@@ -145,7 +148,8 @@ public final class GCCPHAT {
         }
         g[0] = 0; g[1] = 0; g[2 * (bins - 1)] = 0; g[2 * (bins - 1) + 1] = 0
 
-        fft.inverse(g, correlation.baseAddress)
+        inverseScratch.baseAddress.update(from: g, count: 2 * bins)
+        fft.inverse(inverseScratch.baseAddress, correlation.baseAddress)
         // Normalise: a pure delay gives 2·Σ|G[k]| at the peak.
         guard weightSum > 0, weightSum.isFinite else { return .none }
         let norm = 1 / (2 * weightSum)

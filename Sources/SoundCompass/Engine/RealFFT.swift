@@ -52,7 +52,9 @@ public final class RealFFT: @unchecked Sendable {
 
     /// Inverse complex-to-real transform, unnormalised (the result is `N` times the signal).
     /// - Parameters:
-    ///   - input: `2·binCount` floats, interleaved complex (FFTW-aligned; preserved).
+    ///   - input: `2·binCount` floats, interleaved complex (FFTW-aligned; **overwritten**: FFTW's
+    ///     c2r transforms destroy their input unless asked not to, and preserving it makes FFTW
+    ///     allocate scratch memory on every call).
     ///   - output: `size` real samples (FFTW-aligned).
     /// The corresponding C function is `fftwf_execute_dft_c2r`.
     @inlinable
@@ -151,7 +153,7 @@ enum FFTPlanCache {
             if let plans = cache[size] { return plans }
             let real = AlignedFloats(count: size)
             let complex = AlignedFloats(count: 2 * (size / 2 + 1))
-            let flags = UInt32(FFTW_ESTIMATE) | UInt32(FFTW_PRESERVE_INPUT)
+            let flags = UInt32(FFTW_ESTIMATE)
             let plans = complex.baseAddress.withMemoryRebound(to: fftwf_complex.self, capacity: size / 2 + 1) { c in
                 Plans(
                     forward: fftwf_plan_dft_r2c_1d(Int32(size), real.baseAddress, c, flags),

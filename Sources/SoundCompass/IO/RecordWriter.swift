@@ -23,6 +23,7 @@ public final class RecordWriter {
     private let sink: LineSink
     private let bandNames: [String]
     private var line: [UInt8] = []
+    private var digits: [UInt8] = []
     private var wroteHeader = false
 
     /// - Parameters:
@@ -34,6 +35,7 @@ public final class RecordWriter {
         self.sink = sink
         self.bandNames = bandNames
         line.reserveCapacity(512)
+        digits.reserveCapacity(32)
     }
 
     /// The CSV header row (without the newline).
@@ -127,29 +129,32 @@ public final class RecordWriter {
     }
 
     private func appendText(_ r: AnalysisRecord) {
-        func pad(_ text: String, _ width: Int) {
-            let bytes = Array(text.utf8)
-            line.append(contentsOf: bytes)
-            if text.count < width { line.append(contentsOf: repeatElement(UInt8(ascii: " "), count: width - text.count)) }
+        let space = UInt8(ascii: " ")
+        /// Appends `text` and pads it with spaces to `width` columns.
+        func padded(_ text: String, _ width: Int) {
+            let columns = text.unicodeScalars.count
+            line.append(contentsOf: text.utf8)
+            if columns < width { line.append(contentsOf: repeatElement(space, count: width - columns)) }
         }
+        /// Appends a number right-aligned in `width` columns.
         func number(_ value: Double, _ decimals: Int, width: Int, sign: Bool = false) {
-            var digits: [UInt8] = []
-            if sign && value >= 0 { digits.append(UInt8(ascii: "+")) }
+            digits.removeAll(keepingCapacity: true)
+            if sign && value >= 0 && (value * pow(10, Double(decimals))).rounded() != 0 { digits.append(UInt8(ascii: "+")) }
             NumberFormatting.appendFixed(value, decimals: decimals, to: &digits)
-            if digits.count < width { line.append(contentsOf: repeatElement(UInt8(ascii: " "), count: width - digits.count)) }
+            if digits.count < width { line.append(contentsOf: repeatElement(space, count: width - digits.count)) }
             line.append(contentsOf: digits)
         }
-        number(r.time, 3, width: 8); pad(" s  ", 4)
-        number(r.azimuth, 1, width: 6, sign: true); pad("°  ", 3)
-        let label = r.confidence > 0 ? DirectionLabel(lateral: r.lateral, hemisphere: r.hemisphere).rawValue : "-"
-        pad(label, 10)
-        pad("  conf ", 7); number(r.confidence, 2, width: 4)
-        pad("  ILD ", 6); number(r.ildDecibels, 1, width: 6, sign: true); pad(" dB", 3)
-        pad("  ITD ", 6); number(r.itdMicroseconds, 0, width: 5, sign: true); pad(" µs", 3)
-        pad("  ", 2); number(r.levelDBFS, 1, width: 6); pad(" dBFS", 5)
-        if !r.active { pad("  (quiet)", 9) }
+        number(r.time, 3, width: 8); appendStatic(" s  ")
+        number(r.azimuth, 1, width: 6, sign: true); appendStatic("°  ")
+        padded(r.confidence > 0 ? DirectionLabel(lateral: r.lateral, hemisphere: r.hemisphere).rawValue : "-", 10)
+        appendStatic("  conf "); number(r.confidence, 2, width: 4)
+        appendStatic("  ILD "); number(r.ildDecibels, 1, width: 6, sign: true); appendStatic(" dB")
+        appendStatic("  ITD "); number(r.itdMicroseconds, 0, width: 5, sign: true); appendStatic(" µs")
+        appendStatic("  "); number(r.levelDBFS, 1, width: 6); appendStatic(" dBFS")
+        if !r.active { appendStatic("  (quiet)") }
         for band in r.bands {
-            pad("  \(band.name) ", 0); number(band.azimuth, 0, width: 4, sign: true); pad("°", 1)
+            appendStatic("  "); line.append(contentsOf: band.name.utf8); appendStatic(" ")
+            number(band.azimuth, 0, width: 4, sign: true); appendStatic("°")
         }
     }
 }

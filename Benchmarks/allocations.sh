@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Checks that the per-frame path allocates nothing: counts heap allocations (valgrind) of
+# `soundcompass analyze` on a 5 s and a 20 s file and prints the difference per extra frame.
+# Needs valgrind (Debian package `valgrind`). Not a test: it prints figures.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v valgrind >/dev/null || { echo "allocations.sh: needs valgrind (apt-get install valgrind)" >&2; exit 1; }
+swift build -c release --product soundcompass >&2
+bin=.build/release/soundcompass
+out=Benchmarks/out
+mkdir -p "$out"
+$bin synth "$out/alloc-5s.wav" --duration 5 --source speech@-30 --snr 20 --truth none 2>/dev/null
+$bin synth "$out/alloc-20s.wav" --duration 20 --source speech@-30 --snr 20 --truth none 2>/dev/null
+allocs() { valgrind --tool=memcheck "$bin" analyze "$1" -q --format "$2" 2>&1 >/dev/null | sed -n 's/.*total heap usage: \([0-9,]*\) allocs.*/\1/p' | tr -d ,; }
+frames5=$(( (5 * 48000 - 2048) / 1024 + 1 ))
+frames20=$(( (20 * 48000 - 2048) / 1024 + 1 ))
+for format in jsonl csv text; do
+    a=$(allocs "$out/alloc-5s.wav" $format)
+    b=$(allocs "$out/alloc-20s.wav" $format)
+    per=$(python3 -c "print(f'{($b - $a) / ($frames20 - $frames5):.3f}')")
+    echo "$format: $a allocations for $frames5 frames, $b for $frames20 frames: $per per extra frame"
+done
