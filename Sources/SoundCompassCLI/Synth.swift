@@ -52,7 +52,7 @@ extension SoundCompassCommand {
         @Option(help: "Random seed; the same seed writes the same file.")
         var seed: UInt64 = 1
 
-        @Option(help: "File format: \(SoundFileWriter.Format.allCases.map(\.rawValue).joined(separator: ", ")).")
+        @Option(help: "File format (WAV float/16/24-bit, WAVE_EXTENSIBLE 24-bit, FLAC, AIFF, Ogg Vorbis).")
         var fileFormat: SoundFileWriter.Format = .wavFloat
 
         @Option(help: ArgumentHelp("Ground-truth CSV path (default OUTPUT.truth.csv; 'none' for none).", valueName: "file"))
