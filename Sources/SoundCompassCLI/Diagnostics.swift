@@ -35,7 +35,8 @@ struct CLIFailure: Error {
             let status: ExitStatus = switch error {
             case .notFound, .unreadable: .noInput
             case .readFailed: .ioError
-            case .writeFailed: .cannotCreate
+            case .cannotCreate: .cannotCreate
+            case .writeFailed: .ioError
             default: .dataError
             }
             self.init(error.description, status: status)
@@ -44,7 +45,7 @@ struct CLIFailure: Error {
         case let error as LineSink.Failure:
             switch error {
             case .closedByReader: self.init("", status: .success)
-            case .failed(let reason): self.init("cannot write output: \(reason)", status: .ioError)
+            case .failed(let reason): self.init("write failed: \(reason)", status: .ioError)
             }
         default:
             self.init("internal error: \(error)", status: .internalError)
@@ -52,13 +53,31 @@ struct CLIFailure: Error {
     }
 }
 
+/// Creates (or replaces) an output file; failure is exit code 73 with the path and the reason.
+func createFile(_ path: String) throws(CLIFailure) -> LineSink {
+    do {
+        return try LineSink(path: path)
+    } catch {
+        switch error {
+        case .failed(let reason): throw CLIFailure(reason, status: .cannotCreate)
+        case .closedByReader: throw CLIFailure("\(path): closed", status: .ioError)
+        }
+    }
+}
+
 /// Writes diagnostics to stderr, one line each.
 enum Diagnostics {
-    nonisolated(unsafe) private static let stream = fdopen(2, "w")
-
+    /// Writes straight to file descriptor 2 (no stdio buffering, and no crash when stderr is
+    /// closed: the write simply fails).
     static func write(_ text: String) {
-        fputs(text, stream)
-        fflush(stream)
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return }
+            offset += n
+        }
     }
 
     static func error(_ message: String) { write("soundcompass: error: \(message)\n") }

@@ -22,12 +22,14 @@ struct FrameLength: ExpressibleByArgument, CustomStringConvertible {
         }
     }
 
-    /// The length in samples at `sampleRate` Hz.
+    /// The length in samples at `sampleRate` Hz (capped at 2³⁰, far beyond any valid frame,
+    /// so absurd values reach the configuration check instead of overflowing).
     func samples(at sampleRate: Double) -> Int {
-        switch unit {
-        case .samples: Int(value)
-        case .milliseconds: max(1, Int((value / 1000 * sampleRate).rounded()))
+        let samples = switch unit {
+        case .samples: value
+        case .milliseconds: (value / 1000 * sampleRate).rounded()
         }
+        return Int(max(1, min(samples, Double(1 << 30))))
     }
 
     var description: String { unit == .samples ? "\(Int(value))" : "\(value)ms" }
@@ -121,13 +123,14 @@ struct OutputOptions: ParsableArguments {
     @Option(name: .shortAndLong, help: ArgumentHelp("Write records to this file instead of stdout.", valueName: "file"))
     var output: String?
 
-    func makeWriter(bandNames: [String] = []) throws -> RecordWriter {
+    /// - Parameter input: the input file, which `--output` must not overwrite.
+    func makeWriter(input: String?, bandNames: [String] = []) throws -> RecordWriter {
         let sink: LineSink
+        if let output, let input, LineSink.isSameFile(output, input) {
+            throw CLIFailure("\(output): --output names the input file; refusing to overwrite it", status: .usage)
+        }
         if let output {
-            do { sink = try LineSink(path: output) } catch {
-                if case .failed(let reason) = error { throw CLIFailure(reason, status: .cannotCreate) }
-                throw error
-            }
+            sink = try createFile(output)
         } else {
             sink = .standardOutput()
         }

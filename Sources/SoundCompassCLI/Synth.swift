@@ -58,11 +58,29 @@ extension SoundCompassCommand {
         @Option(help: ArgumentHelp("Ground-truth CSV path (default OUTPUT.truth.csv; 'none' for none).", valueName: "file"))
         var truth: String?
 
+        /// Most samples per channel `synth` renders (it holds the scene in memory): 2²⁶, 23 min at 48 kHz.
+        static let maximumSamples = 1 << 26
+
         func validate() throws {
-            guard duration > 0, duration <= 24 * 3600 else { throw ValidationError("--duration must be in (0, 86400] seconds") }
             guard rate >= 8000, rate <= 768_000 else { throw ValidationError("--rate must be 8000…768000 Hz") }
-            guard spacing > 0, headRadius > 0 else { throw ValidationError("--spacing and --head-radius must be positive") }
-            if let snr, !snr.isFinite { throw ValidationError("--snr must be a number of dB") }
+            guard duration.isFinite, duration > 0, duration * Double(rate) <= Double(Self.maximumSamples) else {
+                throw ValidationError(
+                    "--duration must be positive and at most \(Self.maximumSamples) samples (\(Self.maximumSamples / rate) s at \(rate) Hz)")
+            }
+            guard spacing.isFinite, spacing > 0, spacing <= 10 else { throw ValidationError("--spacing must be in (0, 10] metres") }
+            guard headRadius.isFinite, headRadius > 0, headRadius <= 1 else {
+                throw ValidationError("--head-radius must be in (0, 1] metres")
+            }
+            guard headIld.isFinite, abs(headIld) <= 40 else { throw ValidationError("--head-ild must be within ±40 dB") }
+            guard level.isFinite, level >= -120, level <= 20 else { throw ValidationError("--level must be −120…20 dBFS") }
+            if let snr, !(snr.isFinite && snr >= -60 && snr <= 120) { throw ValidationError("--snr must be −60…120 dB") }
+            let nyquist = Double(rate) / 2
+            for spec in sources {
+                if let problem = spec.problem(nyquist: nyquist) { throw ValidationError("--source \(spec.text): \(problem)") }
+            }
+            if let truth, truth != "none", truth == outputFile || LineSink.isSameFile(truth, outputFile) {
+                throw ValidationError("--truth names the output sound file")
+            }
         }
 
         func run() throws {
@@ -75,11 +93,7 @@ extension SoundCompassCommand {
                 writer.close()
                 let truthPath = truth ?? Self.defaultTruthPath(for: outputFile)
                 if truthPath != "none" {
-                    do {
-                        try scene.truthCSV().write(toFile: truthPath, atomically: true, encoding: .utf8)
-                    } catch {
-                        throw CLIFailure("\(truthPath): cannot be written: \(error.localizedDescription)", status: .cannotCreate)
-                    }
+                    try createFile(truthPath).write(Array(scene.truthCSV().utf8))
                 }
                 Diagnostics.note(
                     "wrote \(outputFile) (\(formatSeconds(scene.duration)) s, \(Int(scene.sampleRate)) Hz, \(fileFormat.rawValue))"
@@ -114,6 +128,7 @@ extension SoundFileWriter.Format: ExpressibleByArgument {}
 
 /// `KIND@AZIMUTH[@START-END]`, see `synth --help`.
 struct SourceSpec: ExpressibleByArgument {
+    var text: String
     var signal: SourceSignal
     var from: Double
     var to: Double
@@ -121,9 +136,11 @@ struct SourceSpec: ExpressibleByArgument {
     var end: Double?
 
     init?(argument: String) {
+        text = argument
         let parts = argument.split(separator: "@", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 2 || parts.count == 3 else { return nil }
-        let kind = parts[0].split(separator: ":", maxSplits: 1).map(String.init)
+        let kind = parts[0].split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+        guard let name = kind.first, !name.isEmpty else { return nil }
         func range(_ text: String) -> (Double, Double)? {
             // "a-b" where a and b may be negative: split at a '-' that follows a digit.
             let chars = Array(text)
@@ -132,27 +149,30 @@ struct SourceSpec: ExpressibleByArgument {
             }
             return nil
         }
-        switch kind[0] {
+        switch name {
         case "white": signal = .whiteNoise
         case "pink": signal = .pinkNoise
         case "speech": signal = .speech
         case "tone":
-            guard kind.count == 2, let f = Double(kind[1]), f > 0 else { return nil }
+            guard kind.count == 2, let f = Double(kind[1]), f > 0, f.isFinite else { return nil }
             signal = .tone(f)
         case "chirp":
-            guard kind.count == 2, let (a, b) = range(kind[1]), a > 0, b > 0 else { return nil }
+            guard kind.count == 2, let (a, b) = range(kind[1]), a > 0, b > 0, a.isFinite, b.isFinite else { return nil }
             signal = .chirp(from: a, to: b)
         case "band":
-            guard kind.count == 2, let (a, b) = range(kind[1]), a >= 0, b > a else { return nil }
+            guard kind.count == 2, let (a, b) = range(kind[1]), a >= 0, b > a, b.isFinite else { return nil }
             signal = .bandNoise(low: a, high: b)
         default: return nil
         }
-        let azimuths = parts[1].split(separator: ":").compactMap { Double($0) }
-        guard azimuths.count == 1 || azimuths.count == 2, azimuths.allSatisfy({ abs($0) <= 180 }) else { return nil }
+        let fields = parts[1].split(separator: ":", omittingEmptySubsequences: false)
+        let azimuths = fields.compactMap { Double($0) }
+        guard azimuths.count == fields.count, azimuths.count == 1 || azimuths.count == 2,
+            azimuths.allSatisfy({ abs($0) <= 180 })
+        else { return nil }
         from = azimuths[0]
         to = azimuths.last!
         if parts.count == 3 {
-            guard let (a, b) = range(parts[2]), a >= 0, b > a else { return nil }
+            guard let (a, b) = range(parts[2]), a >= 0, b > a, b.isFinite else { return nil }
             start = a; end = b
         }
     }
@@ -161,6 +181,16 @@ struct SourceSpec: ExpressibleByArgument {
         let s = start ?? 0, e = end ?? duration
         let path: AzimuthPath = from == to ? .fixed(from) : .sweep(from: from, to: to, between: s, and: e)
         return Source(signal, path: path, start: s, end: e, levelDBFS: level, seed: seed)
+    }
+
+    /// Why the source cannot be rendered at a sample rate whose Nyquist frequency is `nyquist` Hz.
+    func problem(nyquist: Double) -> String? {
+        switch signal {
+        case .tone(let f) where f >= nyquist: "tone of \(f) Hz is not below the Nyquist frequency (\(nyquist) Hz)"
+        case .chirp(let a, let b) where max(a, b) >= nyquist: "chirp reaches the Nyquist frequency (\(nyquist) Hz)"
+        case .bandNoise(_, let high) where high > nyquist: "band reaches above the Nyquist frequency (\(nyquist) Hz)"
+        default: nil
+        }
     }
 
     static var allValueStrings: [String] { [] }

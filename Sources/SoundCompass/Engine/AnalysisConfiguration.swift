@@ -14,6 +14,8 @@ public struct AnalysisConfiguration: Sendable, Equatable {
 
     /// Lowest supported sample rate, Hz.
     public static let minimumSampleRate = 8000.0
+    /// Highest supported sample rate, Hz.
+    public static let maximumSampleRate = 768_000.0
     /// Target frame duration of the default framing, seconds (about 43 ms, 2048 samples at 48 kHz).
     public static let defaultFrameDuration = 0.04267
 
@@ -49,10 +51,11 @@ public struct AnalysisConfiguration: Sendable, Equatable {
         guard sampleRate.isFinite, sampleRate >= Self.minimumSampleRate else {
             throw .sampleRateTooLow(sampleRate)
         }
+        guard sampleRate <= Self.maximumSampleRate else { throw .sampleRateTooHigh(sampleRate) }
         guard frameLength >= 64 else { throw .frameTooShort(frameLength) }
         guard frameLength <= 1 << 20 else { throw .frameTooLong(frameLength) }
         guard hopLength >= 1, hopLength <= frameLength else { throw .badHop(hopLength, frame: frameLength) }
-        let maxLag = array.maximumDelay * sampleRate
+        let maxLag = (array.maximumDelay + abs(array.delayOffset)) * sampleRate
         guard maxLag * 2 + 8 < Double(frameLength) else {
             throw .frameShorterThanArray(frameLength, maxLagSamples: maxLag)
         }
@@ -67,6 +70,7 @@ public struct AnalysisConfiguration: Sendable, Equatable {
 /// Why an ``AnalysisConfiguration`` cannot be used.
 public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
     case sampleRateTooLow(Double)
+    case sampleRateTooHigh(Double)
     case frameTooShort(Int)
     case frameTooLong(Int)
     case badHop(Int, frame: Int)
@@ -76,6 +80,8 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .sampleRateTooLow(let rate):
             "sample rate \(formatHertz(rate)) is below the supported minimum of 8000 Hz"
+        case .sampleRateTooHigh(let rate):
+            "sample rate \(formatHertz(rate)) is above the supported maximum of 768000 Hz"
         case .frameTooShort(let n): "frame of \(n) samples is too short (minimum 64)"
         case .frameTooLong(let n): "frame of \(n) samples is too long (maximum 1048576)"
         case .badHop(let hop, let frame): "hop of \(hop) samples must be between 1 and the frame length (\(frame))"

@@ -122,9 +122,10 @@ public struct ArrayModel: Sendable, Equatable {
         case .binaural:
             return max(-1, min(1, (highFrequencyILD - gainOffsetDecibels) / ildGain))
         case .coincident:
-            // Remove the hardware gain offset before the ratio.
+            // Remove the hardware gain offset (right minus left, dB) before the ratio: the
+            // corrected level difference 20·log10(r/l) is the measured one minus the offset.
             let correction = pow(10, -gainOffsetDecibels / 40)
-            let l = leftRMS * correction, r = rightRMS / correction
+            let l = leftRMS / correction, r = rightRMS * correction
             guard l + r > 0 else { return 0 }
             let x = (r - l) / (r + l)
             let magnitude = abs(x) - 0.01

@@ -112,8 +112,10 @@ public final class StreamingAnalyzer {
         record.lateral = estimate.fused.lateral
         record.azimuth = estimate.azimuthDegrees
         record.confidence = estimate.fused.confidence
-        record.ildDecibels = estimate.levels.ildDecibels
-        record.itdMicroseconds = estimate.delay.lagSamples / config.sampleRate * 1e6
+        // Report the cues as the array model sees them: with a calibration profile's hardware
+        // offsets removed (both are 0 by default).
+        record.ildDecibels = estimate.levels.ildDecibels - config.array.gainOffsetDecibels
+        record.itdMicroseconds = (estimate.delay.lagSamples / config.sampleRate - config.array.delayOffset) * 1e6
         record.levelDBFS = estimate.levels.levelDBFS
         record.active = estimate.aboveGate
         record.hemisphere = .unknown

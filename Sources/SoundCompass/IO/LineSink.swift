@@ -17,21 +17,34 @@ public final class LineSink {
 
     private let descriptor: Int32
     private let closeOnDeinit: Bool
+    /// What the sink writes to, for messages: a path or "standard output".
+    public let name: String
 
     /// A sink on standard output.
-    public static func standardOutput() -> LineSink { LineSink(descriptor: 1, closeOnDeinit: false) }
+    public static func standardOutput() -> LineSink {
+        LineSink(descriptor: 1, closeOnDeinit: false, name: "standard output")
+    }
 
     /// A sink writing to a new file (replaced if it exists).
-    /// - Throws: ``Failure/failed(_:)`` with the system's reason.
+    /// - Throws: ``Failure/failed(_:)`` with the path and the system's reason.
     public convenience init(path: String) throws(Failure) {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .failed("\(path): \(String(cString: strerror(errno)))") }
-        self.init(descriptor: fd, closeOnDeinit: true)
+        self.init(descriptor: fd, closeOnDeinit: true, name: path)
     }
 
-    init(descriptor: Int32, closeOnDeinit: Bool) {
+    init(descriptor: Int32, closeOnDeinit: Bool, name: String) {
         self.descriptor = descriptor
         self.closeOnDeinit = closeOnDeinit
+        self.name = name
+    }
+
+    /// True when `a` and `b` name the same existing file (same device and inode), so that
+    /// writing one would destroy the other.
+    public static func isSameFile(_ a: String, _ b: String) -> Bool {
+        var sa = stat(), sb = stat()
+        guard stat(a, &sa) == 0, stat(b, &sb) == 0 else { return false }
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
     }
 
     deinit { if closeOnDeinit { close(descriptor) } }
@@ -50,7 +63,7 @@ public final class LineSink {
                 let code = errno
                 if code == EINTR { continue }
                 if code == EPIPE { throw .closedByReader }
-                throw .failed(String(cString: strerror(code)))
+                throw .failed("\(name): \(String(cString: strerror(code)))")
             }
             offset += n
         }

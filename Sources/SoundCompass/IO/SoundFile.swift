@@ -75,10 +75,10 @@ final class SoundFile {
         info.channels = Int32(channels)
         info.format = format.code
         guard sf_format_check(&info) != 0 else {
-            throw .writeFailed(path: path, reason: "libsndfile cannot write this format at \(sampleRate) Hz")
+            throw .cannotCreate(path: path, reason: "libsndfile cannot write this format at \(sampleRate) Hz")
         }
         guard let handle = sf_open(path, Int32(SFM_WRITE), &info) else {
-            throw .writeFailed(path: path, reason: lastErrorMessage(nil))
+            throw .cannotCreate(path: path, reason: lastErrorMessage(nil))
         }
         // Integer formats clip rather than wrap around on overload.
         sf_command(handle, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))

@@ -24,9 +24,13 @@ public enum SoundFileError: Error, Equatable, CustomStringConvertible {
     case sameChannelTwice(path: String, channel: Int)
     /// The sample rate is below what the engine supports.
     case sampleRateTooLow(path: String, rate: Int)
+    /// The sample rate is above what the engine supports.
+    case sampleRateTooHigh(path: String, rate: Int)
     /// Reading failed part way; `reason` is libsndfile's message.
     case readFailed(path: String, reason: String)
-    /// The file could not be created or written; `reason` is libsndfile's message.
+    /// The file could not be created; `reason` is libsndfile's message.
+    case cannotCreate(path: String, reason: String)
+    /// Writing failed part way; `reason` is libsndfile's message.
     case writeFailed(path: String, reason: String)
 
     /// The file the error is about.
@@ -34,7 +38,8 @@ public enum SoundFileError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .notFound(let p), .unreadable(let p, _), .empty(let p), .unrecognised(let p, _), .noAudio(let p),
             .tooFewChannels(let p, _), .channelOutOfRange(let p, _, _), .sameChannelTwice(let p, _),
-            .sampleRateTooLow(let p, _), .readFailed(let p, _), .writeFailed(let p, _):
+            .sampleRateTooLow(let p, _), .sampleRateTooHigh(let p, _), .readFailed(let p, _),
+            .cannotCreate(let p, _), .writeFailed(let p, _):
             p
         }
     }
@@ -52,8 +57,10 @@ public enum SoundFileError: Error, Equatable, CustomStringConvertible {
         case .channelOutOfRange(_, let c, let n): "channel \(c) does not exist (the file has \(n) channels, 1…\(n))"
         case .sameChannelTwice(_, let c): "channel \(c) was picked for both left and right"
         case .sampleRateTooLow(_, let rate): "sample rate \(rate) Hz is below the supported minimum of 8000 Hz"
+        case .sampleRateTooHigh(_, let rate): "sample rate \(rate) Hz is above the supported maximum of 768000 Hz"
         case .readFailed(_, let reason): "read failed: \(reason)"
-        case .writeFailed(_, let reason): "cannot be written: \(reason)"
+        case .cannotCreate(_, let reason): "cannot be created: \(reason)"
+        case .writeFailed(_, let reason): "write failed: \(reason)"
         }
     }
 

@@ -46,6 +46,9 @@ public final class SoundFileReader: StereoSource {
         guard Double(file.sampleRate) >= AnalysisConfiguration.minimumSampleRate else {
             throw .sampleRateTooLow(path: path, rate: file.sampleRate)
         }
+        guard Double(file.sampleRate) <= AnalysisConfiguration.maximumSampleRate else {
+            throw .sampleRateTooHigh(path: path, rate: file.sampleRate)
+        }
         self.file = file
         self.path = path
         self.sampleRate = Double(file.sampleRate)
@@ -85,7 +88,8 @@ public final class SoundFileReader: StereoSource {
 
     /// libsndfile writes "data : 384000 (should be 942)" into its log for a short data chunk.
     static func truncationNote(_ log: String) -> String? {
-        for line in log.split(whereSeparator: \.isNewline) where line.contains("should be") {
+        for line in log.split(whereSeparator: \.isNewline)
+        where line.drop(while: \.isWhitespace).hasPrefix("data") && line.contains(": ") && line.contains("(should be") {
             let text = line.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
             return "libsndfile: \(text)"
         }
@@ -133,7 +137,7 @@ public final class SoundFileWriter {
     public let channels: Int
 
     /// Creates or replaces `path`.
-    /// - Throws: ``SoundFileError/writeFailed(path:reason:)``.
+    /// - Throws: ``SoundFileError/cannotCreate(path:reason:)``.
     public init(path: String, sampleRate: Int, channels: Int = 2, format: Format = .wavFloat) throws(SoundFileError) {
         precondition(channels >= 1)
         self.file = try SoundFile.openForWriting(
