@@ -92,6 +92,22 @@ struct BadInputTests {
         #expect(hop.stderrLines.count == 1 && hop.stderr.contains("hop"))
     }
 
+    @Test("--output never overwrites the input; synth refuses bad sources and values (64)")
+    func protectsInputAndValidatesSynth() throws {
+        let directory = TemporaryDirectory()
+        let wav = directory.path("keep.wav")
+        #expect(try CLI.run(["synth", wav, "--duration", "0.5", "--truth", "none"]).status == 0)
+        let size = try FileManager.default.attributesOfItem(atPath: wav)[.size] as? Int
+        let result = try CLI.run(["analyze", wav, "-o", wav])
+        #expect(result.status == 64 && result.stderrLines.count == 1 && result.stderr.contains("refusing to overwrite"))
+        #expect(try FileManager.default.attributesOfItem(atPath: wav)[.size] as? Int == size)
+        for arguments in [["--source", "@30"], ["--source", "white@30:abc"], ["--spacing", "inf"], ["--level=nan"],
+                          ["--source", "tone:30000@0"], ["--duration", "100000"], ["--truth", wav]] {
+            #expect(try CLI.run(["synth", wav] + arguments).status == 64, "\(arguments)")
+        }
+        #expect(try CLI.run(["analyze", "--frame", "1e300ms"]).status == 64)
+    }
+
     @Test("a truncated WAV is analysed as far as its data goes, with one warning")
     func truncated() throws {
         let directory = TemporaryDirectory()

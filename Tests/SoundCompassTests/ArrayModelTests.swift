@@ -57,6 +57,22 @@ struct ArrayModelTests {
         #expect(abs(median(azimuths)) > (abs(azimuth) > 30 ? 45 : 10))
     }
 
+    @Test("calibration offsets are removed from the cues and the records")
+    func offsets() throws {
+        // Hardware: right channel 3 dB hot and 40 µs late. The profile's offsets undo both.
+        let mono = Generators.pinkNoise(count: 48000, sampleRate: 48000, rms: 0.1, seed: 8)
+        let late = FractionalDelay.exact(mono, bySamples: 0.00004 * 48000)
+        let gain = pow(10, 3.0 / 20)
+        let signal = StereoSignal(left: mono.map { Float($0) }, right: late.map { Float($0 * gain) }, sampleRate: 48000)
+        for kind in ArrayModel.Kind.allCases {
+            let model = ArrayModel(kind: kind, delayOffset: 0.00004, gainOffsetDecibels: 3)
+            let records = try analyse(signal, configuration: AnalysisConfiguration(sampleRate: 48000, array: model))
+            #expect(abs(median(records.map(\.azimuth))) < 0.5, "\(kind)")
+            #expect(abs(median(records.map(\.ildDecibels))) < 0.05, "\(kind)")
+            #expect(abs(median(records.map(\.itdMicroseconds))) < 1, "\(kind)")
+        }
+    }
+
     @Test("spaced: the level difference carries no weight")
     func spacedIgnoresLevel() throws {
         var signal = stillSource(azimuth: 30, duration: 0.5)
