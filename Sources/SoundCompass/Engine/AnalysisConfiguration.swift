@@ -11,6 +11,9 @@ public struct AnalysisConfiguration: Sendable, Equatable {
     /// Frames quieter than this (dBFS, mean power of both channels) carry no confidence and are
     /// not `active`. Default −70 dBFS.
     public var silenceGateDBFS: Double
+    /// Share of the newest frame in the spectral averages behind GCC-PHAT's coherence
+    /// weighting, 0…1 (default 0.5; 0 gives plain PHAT). See ``GCCPHAT``.
+    public var coherenceSmoothing: Double
 
     /// Lowest supported sample rate, Hz.
     public static let minimumSampleRate = 8000.0
@@ -35,8 +38,9 @@ public struct AnalysisConfiguration: Sendable, Equatable {
     ///   - silenceGateDBFS: see ``silenceGateDBFS``.
     public init(
         sampleRate: Double, frameLength: Int? = nil, hopLength: Int? = nil,
-        array: ArrayModel = ArrayModel(), silenceGateDBFS: Double = -70
+        array: ArrayModel = ArrayModel(), silenceGateDBFS: Double = -70, coherenceSmoothing: Double = 0.5
     ) {
+        self.coherenceSmoothing = coherenceSmoothing
         self.sampleRate = sampleRate
         let frame = frameLength ?? Self.defaultFrameLength(sampleRate: sampleRate)
         self.frameLength = frame
@@ -55,6 +59,7 @@ public struct AnalysisConfiguration: Sendable, Equatable {
         guard frameLength >= 64 else { throw .frameTooShort(frameLength) }
         guard frameLength <= 1 << 20 else { throw .frameTooLong(frameLength) }
         guard hopLength >= 1, hopLength <= frameLength else { throw .badHop(hopLength, frame: frameLength) }
+        guard coherenceSmoothing >= 0, coherenceSmoothing <= 1 else { throw .badSmoothing(coherenceSmoothing) }
         let maxLag = (array.maximumDelay + abs(array.delayOffset)) * sampleRate
         guard maxLag * 2 + 8 < Double(frameLength) else {
             throw .frameShorterThanArray(frameLength, maxLagSamples: maxLag)
@@ -75,6 +80,7 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
     case frameTooLong(Int)
     case badHop(Int, frame: Int)
     case frameShorterThanArray(Int, maxLagSamples: Double)
+    case badSmoothing(Double)
 
     public var description: String {
         switch self {
@@ -85,6 +91,7 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
         case .frameTooShort(let n): "frame of \(n) samples is too short (minimum 64)"
         case .frameTooLong(let n): "frame of \(n) samples is too long (maximum 1048576)"
         case .badHop(let hop, let frame): "hop of \(hop) samples must be between 1 and the frame length (\(frame))"
+        case .badSmoothing(let value): "coherence smoothing \(value) must be between 0 and 1"
         case .frameShorterThanArray(let n, let lag):
             "frame of \(n) samples is too short for the array (largest delay \(Int(lag.rounded(.up))) samples)"
         }

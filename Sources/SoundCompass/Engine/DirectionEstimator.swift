@@ -44,10 +44,15 @@ public final class DirectionEstimator {
         self.configuration = configuration
         let fs = configuration.sampleRate
         let maxLag = (configuration.array.maximumDelay + abs(configuration.array.delayOffset)) * fs
-        self.gccPhat = GCCPHAT(frameLength: configuration.frameLength, maxLagSamples: maxLag)
+        self.gccPhat = GCCPHAT(
+            frameLength: configuration.frameLength, maxLagSamples: maxLag,
+            coherenceSmoothing: Float(configuration.coherenceSmoothing))
         let n = gccPhat.fftSize
         self.highFrequencyBin = min(n / 2, max(1, Int((Self.highFrequencyEdge / fs * Double(n)).rounded(.up))))
     }
+
+    /// Forgets the state carried between frames.
+    public func reset() { gccPhat.reset() }
 
     /// Estimates the direction of one frame.
     /// - Parameters:

@@ -37,6 +37,15 @@ public struct TimeDelayEstimate: Sendable, Equatable {
 /// `2·Σ|G[k]|` gives the correlation `r[k]` (1 at the peak for a pure delay), which peaks at the
 /// lag of the right channel behind the left.
 ///
+/// **Coherence weighting.** Full PHAT gives every bin the same weight, so bins that hold only
+/// sensor noise (above a speech signal's band, say) dilute the peak. Each bin is therefore also
+/// weighted by `γ²/(1 − γ²)` (capped at 20), where `γ²` is the magnitude-squared coherence of
+/// the two channels from recursive averages over recent frames (the newest frame's share is
+/// `coherenceSmoothing`, 0.5: a memory of about two hops). Bins where the channels agree count;
+/// bins of unrelated noise fade. A single frame (or a clean source) gives γ² ≈ 1 everywhere,
+/// which is plain PHAT. This is the maximum-likelihood weighting of Knapp and Carter on top of
+/// the phase transform. It is the only state carried between frames; ``reset()`` clears it.
+///
 /// **Lag window.** Only lags with `|k| ≤ K = ceil(maxLag) + margin` are searched, where
 /// `maxLag = (largest physical delay)·fs`. A peak at `±K` is pinned at the edge and earns no
 /// confidence; a refined lag past `maxLag` tapers the confidence linearly to zero at `K`.
@@ -72,6 +81,14 @@ public final class GCCPHAT {
     let leftSpectrum: AlignedFloats
     let rightSpectrum: AlignedFloats
     private let whitened: AlignedFloats
+    /// Recursive averages of the auto- and cross-spectra over recent frames, for the
+    /// coherence weighting (interleaved complex for the cross-spectrum).
+    private let averageLeftPower: AlignedFloats
+    private let averageRightPower: AlignedFloats
+    private let averageCross: AlignedFloats
+    private var averagedFrames = 0
+    /// Share of the newest frame in the spectral averages (0 disables coherence weighting).
+    public let coherenceSmoothing: Float
     /// A copy of `whitened` for the inverse FFT, which destroys its input.
     private let inverseScratch: AlignedFloats
     private let correlation: AlignedFloats
@@ -82,8 +99,15 @@ public final class GCCPHAT {
     ///   - marginSamples: whole samples added on each side of the window (default 2).
     ///   - weightingExponent: β of the weighting `|C|^(−β)`, 0…1 (default 1, full PHAT; smaller
     ///     values keep some of the cross-spectrum's magnitude, "PHAT-β").
-    public init(frameLength: Int, maxLagSamples: Double, marginSamples: Int = 2, weightingExponent: Float = 1) {
+    ///   - coherenceSmoothing: share of the newest frame in the spectral averages behind the
+    ///     coherence weighting, 0…1 (default 0.5; 0 turns the coherence weighting off).
+    public init(
+        frameLength: Int, maxLagSamples: Double, marginSamples: Int = 2, weightingExponent: Float = 1,
+        coherenceSmoothing: Float = 0.5
+    ) {
         precondition(weightingExponent >= 0 && weightingExponent <= 1)
+        precondition(coherenceSmoothing >= 0 && coherenceSmoothing <= 1)
+        self.coherenceSmoothing = coherenceSmoothing
         self.weightingExponent = weightingExponent
         precondition(frameLength >= 16, "frame length must be at least 16 samples")
         precondition(maxLagSamples > 0 && maxLagSamples.isFinite)
@@ -101,7 +125,21 @@ public final class GCCPHAT {
         self.rightSpectrum = AlignedFloats(count: 2 * (n / 2 + 1))
         self.whitened = AlignedFloats(count: 2 * (n / 2 + 1))
         self.inverseScratch = AlignedFloats(count: 2 * (n / 2 + 1))
+        self.averageLeftPower = AlignedFloats(count: n / 2 + 1)
+        self.averageRightPower = AlignedFloats(count: n / 2 + 1)
+        self.averageCross = AlignedFloats(count: 2 * (n / 2 + 1))
         self.correlation = AlignedFloats(count: n)
+    }
+
+    /// Largest coherence weight γ²/(1 − γ²) of a bin (γ² ≈ 0.95).
+    public static let maximumCoherenceWeight: Float = 20
+
+    /// Forgets the spectral averages (the next frame starts a new stream).
+    public func reset() {
+        averagedFrames = 0
+        averageLeftPower.zero()
+        averageRightPower.zero()
+        averageCross.zero()
     }
 
     /// Estimates the time difference of one frame.
@@ -137,15 +175,33 @@ public final class GCCPHAT {
         guard magnitudeSum > 0, magnitudeSum.isFinite else { return .none }
         let epsilon = max(1e-6 * magnitudeSum / Float(bins - 2), Float.leastNormalMagnitude)
         let beta = weightingExponent
+        let a = averagedFrames == 0 ? 1 : coherenceSmoothing
+        let useCoherence = coherenceSmoothing > 0
+        let pl = averageLeftPower.baseAddress, pr = averageRightPower.baseAddress, pc = averageCross.baseAddress
         var weightSum: Float = 0
         for k in 1..<(bins - 1) {
             let cr = g[2 * k], ci = g[2 * k + 1]
             let magnitude = max((cr * cr + ci * ci).squareRoot(), epsilon)
-            let scale = beta == 1 ? 1 / magnitude : powf(magnitude, -beta)
+            var scale = beta == 1 ? 1 / magnitude : powf(magnitude, -beta)
+            if useCoherence {
+                // Magnitude-squared coherence over recent frames, γ² = |⟨C⟩|² / (⟨|L|²⟩·⟨|R|²⟩),
+                // weights each bin by γ²/(1 − γ²) (the maximum-likelihood weighting), capped.
+                let ll = l[2 * k] * l[2 * k] + l[2 * k + 1] * l[2 * k + 1]
+                let rr = r[2 * k] * r[2 * k] + r[2 * k + 1] * r[2 * k + 1]
+                pl[k] += a * (ll - pl[k])
+                pr[k] += a * (rr - pr[k])
+                pc[2 * k] += a * (cr - pc[2 * k])
+                pc[2 * k + 1] += a * (ci - pc[2 * k + 1])
+                let denominator = pl[k] * pr[k]
+                let coherence = denominator > 0
+                    ? min(1, (pc[2 * k] * pc[2 * k] + pc[2 * k + 1] * pc[2 * k + 1]) / denominator) : 0
+                scale *= min(coherence / max(1 - coherence, 1e-6), Self.maximumCoherenceWeight)
+            }
             g[2 * k] = cr * scale
             g[2 * k + 1] = ci * scale
             weightSum += (cr * cr + ci * ci).squareRoot() * scale
         }
+        averagedFrames += 1
         g[0] = 0; g[1] = 0; g[2 * (bins - 1)] = 0; g[2 * (bins - 1) + 1] = 0
 
         inverseScratch.baseAddress.update(from: g, count: 2 * bins)

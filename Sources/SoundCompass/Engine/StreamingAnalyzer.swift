@@ -55,6 +55,7 @@ public final class StreamingAnalyzer {
         nonFiniteSampleCount = 0
         left.zero()
         right.zero()
+        estimator.reset()
     }
 
     /// Takes in a block of samples and emits the record of every frame it completes.
