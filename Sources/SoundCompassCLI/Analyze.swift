@@ -52,7 +52,7 @@ extension SoundCompassCommand {
                 throw CLIFailure("\(source.name): \(error.description)", status: .usage)
             }
             let analyzer = try StreamingAnalyzer(configuration: config)
-            let writer = try output.makeWriter(input: file)
+            let writer = try output.makeWriter(input: file, bandNames: config.usableBands.map(\.name))
             if file == nil && !quiet {
                 Diagnostics.note(
                     "no FILE given: analysing the built-in demo scene (15 cm pair; speech at −50°, noise at +35°, a source moving −70° → +70°)")

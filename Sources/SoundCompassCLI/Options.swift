@@ -64,6 +64,11 @@ struct AnalysisOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Frames quieter than this carry no confidence (dBFS).", valueName: "dBFS"))
     var gate: Double = -70
 
+    @Option(help: ArgumentHelp(
+        "Frequency bands for per-band bearings, NAME:LOW-HIGH in Hz, comma-separated, or 'none' (default low:100-500,speech:500-3000,alert:3000-8000,high:8000-16000; bands above 0.45·fs are dropped).",
+        valueName: "bands"))
+    var bands: String?
+
     func validate() throws {
         guard spacing > 0, spacing.isFinite, spacing <= 10 else {
             throw ValidationError("--spacing must be a positive distance in metres (at most 10), got \(spacing)")
@@ -75,6 +80,9 @@ struct AnalysisOptions: ParsableArguments {
             throw ValidationError("--ild-gain must be positive, got \(ildGain)")
         }
         guard gate.isFinite, gate <= 0 else { throw ValidationError("--gate must be a level in dBFS (≤ 0), got \(gate)") }
+        if let bands {
+            do { _ = try BandSpec.parse(bands) } catch { throw ValidationError("--bands: \(error.description)") }
+        }
     }
 
     /// The channel pair, parsed from `--channels`, for the input named `inputName`.
@@ -98,9 +106,11 @@ struct AnalysisOptions: ParsableArguments {
         let model = ArrayModel(kind: array, spacing: spacing, headRadius: headRadius, ildGain: ildGain)
         let frameLength = frame?.samples(at: sampleRate)
         let hopLength = hop?.samples(at: sampleRate)
+        let bandList = (try? bands.map { try BandSpec.parse($0) }) ?? nil
         return AnalysisConfiguration(
             sampleRate: sampleRate, frameLength: frameLength,
-            hopLength: hopLength ?? frameLength.map { max(1, $0 / 2) }, array: model, silenceGateDBFS: gate)
+            hopLength: hopLength ?? frameLength.map { max(1, $0 / 2) }, array: model, silenceGateDBFS: gate,
+            bands: bandList ?? BandSpec.defaults)
     }
 
     /// One line describing the settings, for stderr.

@@ -22,6 +22,10 @@ struct ConfidenceTests {
         let share = Double(records.filter { $0.confidence < 0.2 }.count) / Double(records.count)
         #expect(records.count > 100)
         #expect(share >= 0.95, "\(testCase.testDescription): \(share * 100)% of \(records.count) frames below 0.2")
+        for band in config.usableBands.map(\.name) {
+            let quiet = records.filter { r in r.bands.first { $0.name == band }!.confidence < 0.2 }.count
+            #expect(Double(quiet) / Double(records.count) >= 0.95, "\(testCase.testDescription), band \(band): \(quiet) of \(records.count)")
+        }
     }
 
     @Test("coherence weighting finds quiet syllables of speech in white noise that plain PHAT loses")

@@ -14,6 +14,8 @@ public struct AnalysisConfiguration: Sendable, Equatable {
     /// Share of the newest frame in the spectral averages behind GCC-PHAT's coherence
     /// weighting, 0…1 (default 0.5; 0 gives plain PHAT). See ``GCCPHAT``.
     public var coherenceSmoothing: Double
+    /// Bands of the per-band estimator; those above 0.45·fs are dropped (see ``usableBands``).
+    public var bands: [BandSpec]
 
     /// Lowest supported sample rate, Hz.
     public static let minimumSampleRate = 8000.0
@@ -38,8 +40,10 @@ public struct AnalysisConfiguration: Sendable, Equatable {
     ///   - silenceGateDBFS: see ``silenceGateDBFS``.
     public init(
         sampleRate: Double, frameLength: Int? = nil, hopLength: Int? = nil,
-        array: ArrayModel = ArrayModel(), silenceGateDBFS: Double = -70, coherenceSmoothing: Double = 0.5
+        array: ArrayModel = ArrayModel(), silenceGateDBFS: Double = -70, coherenceSmoothing: Double = 0.5,
+        bands: [BandSpec] = BandSpec.defaults
     ) {
+        self.bands = bands
         self.coherenceSmoothing = coherenceSmoothing
         self.sampleRate = sampleRate
         let frame = frameLength ?? Self.defaultFrameLength(sampleRate: sampleRate)
@@ -60,11 +64,17 @@ public struct AnalysisConfiguration: Sendable, Equatable {
         guard frameLength <= 1 << 20 else { throw .frameTooLong(frameLength) }
         guard hopLength >= 1, hopLength <= frameLength else { throw .badHop(hopLength, frame: frameLength) }
         guard coherenceSmoothing >= 0, coherenceSmoothing <= 1 else { throw .badSmoothing(coherenceSmoothing) }
+        for band in usableBands where band.high - band.low < 2 * sampleRate / Double(frameLength) {
+            throw .bandTooNarrow(band.name, frame: frameLength)
+        }
         let maxLag = (array.maximumDelay + abs(array.delayOffset)) * sampleRate
         guard maxLag * 2 + 8 < Double(frameLength) else {
             throw .frameShorterThanArray(frameLength, maxLagSamples: maxLag)
         }
     }
+
+    /// The bands that will be analysed: ``bands`` without those above 0.45·fs.
+    public var usableBands: [BandSpec] { BandSpec.usable(bands, sampleRate: sampleRate) }
 
     /// Frame duration in seconds.
     public var frameDuration: Double { Double(frameLength) / sampleRate }
@@ -81,6 +91,7 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
     case badHop(Int, frame: Int)
     case frameShorterThanArray(Int, maxLagSamples: Double)
     case badSmoothing(Double)
+    case bandTooNarrow(String, frame: Int)
 
     public var description: String {
         switch self {
@@ -91,6 +102,7 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
         case .frameTooShort(let n): "frame of \(n) samples is too short (minimum 64)"
         case .frameTooLong(let n): "frame of \(n) samples is too long (maximum 1048576)"
         case .badHop(let hop, let frame): "hop of \(hop) samples must be between 1 and the frame length (\(frame))"
+        case .bandTooNarrow(let name, let frame): "band \(name) is narrower than two FFT bins of a \(frame)-sample frame"
         case .badSmoothing(let value): "coherence smoothing \(value) must be between 0 and 1"
         case .frameShorterThanArray(let n, let lag):
             "frame of \(n) samples is too short for the array (largest delay \(Int(lag.rounded(.up))) samples)"

@@ -23,8 +23,14 @@ public struct BandRecord: Sendable, Equatable {
     public var confidence: Double
     /// Band level, dBFS.
     public var levelDBFS: Double
+    /// True for the loudest band of an active frame.
+    public var loudest: Bool
 
-    public init(name: String, lowHz: Double, highHz: Double, azimuth: Double, confidence: Double, levelDBFS: Double) {
+    public init(
+        name: String, lowHz: Double, highHz: Double, azimuth: Double, confidence: Double, levelDBFS: Double,
+        loudest: Bool = false
+    ) {
+        self.loudest = loudest
         self.name = name
         self.lowHz = lowHz
         self.highHz = highHz
@@ -65,6 +71,8 @@ public struct AnalysisRecord: Sendable, Equatable {
     public var itdConfidence: Double
     /// Confidence of the level cue alone, 0…1 (0 for the spaced model, which does not use it).
     public var ildConfidence: Double
+    /// Strongest frequency of the frame, Hz (interpolated spectral peak; 0 when not active).
+    public var dominantHz: Double
     /// Per-band estimates (empty when no band estimator runs).
     public var bands: [BandRecord]
 
@@ -72,8 +80,9 @@ public struct AnalysisRecord: Sendable, Equatable {
         frame: Int = 0, time: Double = 0, azimuth: Double = 0, lateral: Double = 0, confidence: Double = 0,
         ildDecibels: Double = 0, itdMicroseconds: Double = 0, levelDBFS: Double = AnalysisRecord.silenceDBFS,
         active: Bool = false, hemisphere: Hemisphere = .unknown, itdConfidence: Double = 0,
-        ildConfidence: Double = 0, bands: [BandRecord] = []
+        ildConfidence: Double = 0, dominantHz: Double = 0, bands: [BandRecord] = []
     ) {
+        self.dominantHz = dominantHz
         self.frame = frame
         self.time = time
         self.azimuth = azimuth

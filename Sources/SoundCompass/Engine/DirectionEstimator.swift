@@ -20,6 +20,9 @@ public struct FrameEstimate: Sendable, Equatable {
     public var fused: Cue
     /// True when the frame is louder than the silence gate.
     public var aboveGate: Bool
+    /// Strongest frequency of the frame (both channels' power spectra, peak interpolated on a
+    /// log scale), Hz.
+    public var dominantFrequency: Double
 
     /// Fused azimuth in degrees, [−90, 90].
     public var azimuthDegrees: Double { asin(max(-1, min(1, fused.lateral))) * 180 / Double.pi }
@@ -87,7 +90,31 @@ public final class DirectionEstimator {
         if !aboveGate { fused.confidence = 0 }
         return FrameEstimate(
             levels: levels, delay: delay, highFrequencyILD: hfILD, timeCue: timeCue, levelCue: levelCue,
-            fused: fused, aboveGate: aboveGate)
+            fused: fused, aboveGate: aboveGate, dominantFrequency: dominantFrequency())
+    }
+
+    /// Peak of `|L|² + |R|²`, refined by a parabola through the log powers of the peak bin and
+    /// its neighbours (exact for a Gaussian-shaped peak, within a few per cent of a bin for the
+    /// Hann window's main lobe), in Hz.
+    private func dominantFrequency() -> Double {
+        let l = gccPhat.leftSpectrum.baseAddress, r = gccPhat.rightSpectrum.baseAddress
+        let n = gccPhat.fftSize
+        func power(_ k: Int) -> Float {
+            l[2 * k] * l[2 * k] + l[2 * k + 1] * l[2 * k + 1] + r[2 * k] * r[2 * k] + r[2 * k + 1] * r[2 * k + 1]
+        }
+        var best = 1
+        var bestPower: Float = 0
+        for k in 1..<(n / 2) {
+            let p = power(k)
+            if p > bestPower { bestPower = p; best = k }
+        }
+        guard bestPower > 0, bestPower.isFinite else { return 0 }
+        let a = Double(log(max(power(best - 1), .leastNormalMagnitude)))
+        let b = Double(log(bestPower))
+        let c = Double(log(max(power(best + 1), .leastNormalMagnitude)))
+        let denominator = a - 2 * b + c
+        let offset = denominator < 0 ? max(-0.5, min(0.5, 0.5 * (a - c) / denominator)) : 0
+        return (Double(best) + offset) * configuration.sampleRate / Double(n)
     }
 
     /// Level difference (right minus left, dB) of the windowed spectra above ``highFrequencyEdge``.

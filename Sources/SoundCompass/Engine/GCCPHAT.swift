@@ -73,14 +73,17 @@ public final class GCCPHAT {
     /// Whitening exponent β of the weighting `|C|^(−β)`: 1 is the full phase transform.
     public let weightingExponent: Float
 
-    private let fft: RealFFT
+    let fft: RealFFT
     private let window: [Float]
     private let leftTime: AlignedFloats
     private let rightTime: AlignedFloats
     /// Windowed spectra of the last frame (interleaved complex, `fftSize/2 + 1` bins).
     let leftSpectrum: AlignedFloats
     let rightSpectrum: AlignedFloats
-    private let whitened: AlignedFloats
+    /// The weighted cross-spectrum `G[k]` of the last frame (interleaved complex).
+    let whitened: AlignedFloats
+    /// Magnitude-squared coherence of each bin over recent frames (1 without coherence weighting).
+    let binCoherence: AlignedFloats
     /// Recursive averages of the auto- and cross-spectra over recent frames, for the
     /// coherence weighting (interleaved complex for the cross-spectrum).
     private let averageLeftPower: AlignedFloats
@@ -90,8 +93,11 @@ public final class GCCPHAT {
     /// Share of the newest frame in the spectral averages (0 disables coherence weighting).
     public let coherenceSmoothing: Float
     /// A copy of `whitened` for the inverse FFT, which destroys its input.
-    private let inverseScratch: AlignedFloats
-    private let correlation: AlignedFloats
+    let inverseScratch: AlignedFloats
+    let correlation: AlignedFloats
+    /// Scratch for band-limited estimates.
+    let bandSpectrum: AlignedFloats
+    let bandCorrelation: AlignedFloats
 
     /// - Parameters:
     ///   - frameLength: samples per frame (≥ 16).
@@ -125,10 +131,13 @@ public final class GCCPHAT {
         self.rightSpectrum = AlignedFloats(count: 2 * (n / 2 + 1))
         self.whitened = AlignedFloats(count: 2 * (n / 2 + 1))
         self.inverseScratch = AlignedFloats(count: 2 * (n / 2 + 1))
+        self.binCoherence = AlignedFloats(count: n / 2 + 1)
         self.averageLeftPower = AlignedFloats(count: n / 2 + 1)
         self.averageRightPower = AlignedFloats(count: n / 2 + 1)
         self.averageCross = AlignedFloats(count: 2 * (n / 2 + 1))
         self.correlation = AlignedFloats(count: n)
+        self.bandSpectrum = AlignedFloats(count: 2 * (n / 2 + 1))
+        self.bandCorrelation = AlignedFloats(count: n)
     }
 
     /// Largest coherence weight γ²/(1 − γ²) of a bin (γ² ≈ 0.95).
@@ -178,6 +187,7 @@ public final class GCCPHAT {
         let a = averagedFrames == 0 ? 1 : coherenceSmoothing
         let useCoherence = coherenceSmoothing > 0
         let pl = averageLeftPower.baseAddress, pr = averageRightPower.baseAddress, pc = averageCross.baseAddress
+        let bc = binCoherence.baseAddress
         var weightSum: Float = 0
         for k in 1..<(bins - 1) {
             let cr = g[2 * k], ci = g[2 * k + 1]
@@ -196,6 +206,9 @@ public final class GCCPHAT {
                 let coherence = denominator > 0
                     ? min(1, (pc[2 * k] * pc[2 * k] + pc[2 * k + 1] * pc[2 * k + 1]) / denominator) : 0
                 scale *= min(coherence / max(1 - coherence, 1e-6), Self.maximumCoherenceWeight)
+                bc[k] = coherence
+            } else {
+                bc[k] = 1
             }
             g[2 * k] = cr * scale
             g[2 * k + 1] = ci * scale
@@ -243,7 +256,7 @@ public final class GCCPHAT {
         let prominence = max(0, min(1, 1 - second / best))
 
         let pinned = abs(bestLag) == K
-        let lag = pinned ? Double(bestLag) : refine(integerLag: bestLag)
+        let lag = pinned ? Double(bestLag) : refine(integerLag: bestLag, correlation: c, spectrum: g, bins: 1..<(bins - 1))
 
         var confidence = clamp((significance - 4) / 6) * clamp(best / 0.15) * clamp(prominence / 0.5)
         if pinned {
@@ -257,9 +270,13 @@ public final class GCCPHAT {
     }
 
     /// Newton refinement of the peak of `r(τ) = Σₖ wₖ·Re(G[k]·e^(iωₖτ))` around an integer lag.
-    private func refine(integerLag: Int) -> Double {
+    /// - Parameters:
+    ///   - integerLag: the integer peak.
+    ///   - c: the correlation (time domain) the peak was found in.
+    ///   - g: the weighted cross-spectrum it came from.
+    ///   - bins: the bins of `g` that are non-zero.
+    func refine(integerLag: Int, correlation c: UnsafeMutablePointer<Float>, spectrum g: UnsafeMutablePointer<Float>, bins binRange: Range<Int>) -> Double {
         let n = fftSize
-        let c = correlation.baseAddress
         // Parabolic start.
         let y0 = Double(c[(integerLag - 1 + n) % n]), y1 = Double(c[(integerLag + n) % n]),
             y2 = Double(c[(integerLag + 1 + n) % n])
@@ -268,15 +285,13 @@ public final class GCCPHAT {
         if denominator < 0 { tau += max(-0.5, min(0.5, 0.5 * (y0 - y2) / denominator)) }
         let start = tau
 
-        let g = whitened.baseAddress
-        let bins = n / 2 + 1
         let omega = 2 * Double.pi / Double(n)
         for _ in 0..<3 {
-            // z = e^(iωτ); walk zᵏ by complex multiplication.
+            // z = e^(iωτ); walk zᵏ by complex multiplication from the first bin.
             let stepRe = cos(omega * tau), stepIm = sin(omega * tau)
-            var zr = stepRe, zi = stepIm
+            var zr = cos(omega * tau * Double(binRange.lowerBound)), zi = sin(omega * tau * Double(binRange.lowerBound))
             var first = 0.0, second = 0.0
-            for k in 1..<(bins - 1) {
+            for k in binRange {
                 let gr = Double(g[2 * k]), gi = Double(g[2 * k + 1])
                 // Re(G·z) and Im(G·z)
                 let im = gr * zi + gi * zr

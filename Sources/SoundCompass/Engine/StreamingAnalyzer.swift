@@ -20,6 +20,8 @@ public final class StreamingAnalyzer {
     public let configuration: AnalysisConfiguration
     /// The broadband estimator.
     public let estimator: DirectionEstimator
+    /// The per-band estimator (no bands: it does nothing).
+    public let subbands: SubbandEstimator
 
     private let left: AlignedFloats
     private let right: AlignedFloats
@@ -42,8 +44,11 @@ public final class StreamingAnalyzer {
         try configuration.validate()
         self.configuration = configuration
         self.estimator = DirectionEstimator(configuration: configuration)
+        self.subbands = SubbandEstimator(
+            bands: configuration.usableBands, configuration: configuration, fftSize: estimator.gccPhat.fftSize)
         self.left = AlignedFloats(count: configuration.frameLength)
         self.right = AlignedFloats(count: configuration.frameLength)
+        self.record.bands = subbands.makeRecords()
     }
 
     /// Forgets all buffered samples and counters: the next sample is time 0 again.
@@ -56,6 +61,7 @@ public final class StreamingAnalyzer {
         left.zero()
         right.zero()
         estimator.reset()
+        subbands.bank.reset()
     }
 
     /// Takes in a block of samples and emits the record of every frame it completes.
@@ -79,6 +85,7 @@ public final class StreamingAnalyzer {
                 l[i] = sanitize(newLeft[index + i])
                 r[i] = sanitize(newRight[index + i])
             }
+            subbands.bank.filter(left: l, right: r, offset: filled, count: take)
             filled += take
             index += take
             samplesProcessed += take
@@ -90,6 +97,7 @@ public final class StreamingAnalyzer {
                     left.baseAddress.update(from: left.baseAddress + hop, count: keep)
                     right.baseAddress.update(from: right.baseAddress + hop, count: keep)
                 }
+                subbands.bank.shift(hop: hop, keep: keep)
                 filled = keep
                 frameStartSample += hop
             }
@@ -122,6 +130,8 @@ public final class StreamingAnalyzer {
         record.hemisphere = .unknown
         record.itdConfidence = estimate.timeCue.confidence
         record.ildConfidence = estimate.levelCue.confidence
+        record.dominantHz = estimate.aboveGate ? estimate.dominantFrequency : 0
+        _ = subbands.estimate(gccPhat: estimator.gccPhat, broadband: estimate, into: &record.bands)
         framesAnalysed += 1
         return record
     }

@@ -42,11 +42,12 @@ public final class RecordWriter {
     public var csvHeader: String {
         var columns = [
             "time", "azimuth", "lateral", "confidence", "ild_db", "itd_us", "level_dbfs", "active", "hemisphere",
-            "itd_confidence", "ild_confidence",
+            "itd_confidence", "ild_confidence", "dominant_hz",
         ]
         for name in bandNames {
             columns += ["\(name)_azimuth", "\(name)_confidence", "\(name)_level_dbfs"]
         }
+        if !bandNames.isEmpty { columns.append("loudest_band") }
         return columns.joined(separator: ",")
     }
 
@@ -89,6 +90,7 @@ public final class RecordWriter {
         key(",\"hemisphere\":"); NumberFormatting.appendJSONString(r.hemisphere.rawValue, to: &line)
         key(",\"itd_confidence\":"); NumberFormatting.appendFixed(r.itdConfidence, decimals: 3, to: &line)
         key(",\"ild_confidence\":"); NumberFormatting.appendFixed(r.ildConfidence, decimals: 3, to: &line)
+        key(",\"dominant_hz\":"); NumberFormatting.appendFixed(r.dominantHz, decimals: 1, to: &line)
         key(",\"bands\":[")
         for (i, band) in r.bands.enumerated() {
             if i > 0 { key(",") }
@@ -98,7 +100,7 @@ public final class RecordWriter {
             key(",\"azimuth\":"); NumberFormatting.appendFixed(band.azimuth, decimals: 2, to: &line)
             key(",\"confidence\":"); NumberFormatting.appendFixed(band.confidence, decimals: 3, to: &line)
             key(",\"level_dbfs\":"); NumberFormatting.appendFixed(band.levelDBFS, decimals: 1, to: &line)
-            key("}")
+            key(band.loudest ? ",\"loudest\":true}" : ",\"loudest\":false}")
         }
         key("]}")
     }
@@ -115,7 +117,8 @@ public final class RecordWriter {
         appendStatic(r.active ? "true" : "false"); line.append(comma)
         line.append(contentsOf: r.hemisphere.rawValue.utf8); line.append(comma)
         NumberFormatting.appendFixed(r.itdConfidence, decimals: 3, to: &line); line.append(comma)
-        NumberFormatting.appendFixed(r.ildConfidence, decimals: 3, to: &line)
+        NumberFormatting.appendFixed(r.ildConfidence, decimals: 3, to: &line); line.append(comma)
+        NumberFormatting.appendFixed(r.dominantHz, decimals: 1, to: &line)
         for name in bandNames {
             line.append(comma)
             if let band = r.bands.first(where: { $0.name == name }) {
@@ -123,8 +126,12 @@ public final class RecordWriter {
                 NumberFormatting.appendFixed(band.confidence, decimals: 3, to: &line); line.append(comma)
                 NumberFormatting.appendFixed(band.levelDBFS, decimals: 1, to: &line)
             } else {
-                line.append(contentsOf: Array("0,0,\(Int(AnalysisRecord.silenceDBFS))".utf8))
+                appendStatic("0,0,-160.0")
             }
+        }
+        if !bandNames.isEmpty {
+            line.append(comma)
+            if let band = r.bands.first(where: \.loudest) { line.append(contentsOf: band.name.utf8) }
         }
     }
 
@@ -153,8 +160,12 @@ public final class RecordWriter {
         appendStatic("  "); number(r.levelDBFS, 1, width: 6); appendStatic(" dBFS")
         if !r.active { appendStatic("  (quiet)") }
         for band in r.bands {
-            appendStatic("  "); line.append(contentsOf: band.name.utf8); appendStatic(" ")
-            number(band.azimuth, 0, width: 4, sign: true); appendStatic("°")
+            appendStatic(band.loudest ? "  *" : "   "); line.append(contentsOf: band.name.utf8); appendStatic(" ")
+            if band.confidence >= 0.2 {
+                number(band.azimuth, 0, width: 4, sign: true); appendStatic("°")
+            } else {
+                appendStatic("   -")
+            }
         }
     }
 }

@@ -1,0 +1,93 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Per-band directions: "speech on my left, traffic on my right".
+///
+/// Each band has a pair of biquads (RBJ cookbook high-pass and low-pass at the band edges,
+/// TDF-II, see `BandFilterBank`) on both channels, run on the stream as it arrives; per frame it gives the band's level (dBFS) and
+/// level difference. The band's time difference is GCC-PHAT restricted to the band's bins of
+/// the frame's weighted cross-spectrum (``GCCPHAT/estimateBand(firstBin:lastBin:prior:)``),
+/// with the broadband lag as a prior for bands above the spatial-aliasing limit. The two cues
+/// are fused by the array model as for the broadband estimate; a band quieter than the silence
+/// gate has no confidence.
+///
+/// Life cycle: `init` allocates; per-frame calls never allocate.
+public final class SubbandEstimator {
+    /// The bands analysed (already limited to 0.45·fs).
+    public let bands: [BandSpec]
+    let bank: BandFilterBank
+    private let configuration: AnalysisConfiguration
+    private let binRanges: [(first: Int, last: Int)]
+    /// Bands whose upper edge is above the spatial-aliasing limit `1/(2·maxDelay)`.
+    private let aliased: [Bool]
+
+    /// - Parameters:
+    ///   - bands: the bands; those above 0.45·fs must already be dropped.
+    ///   - configuration: the analysis settings.
+    ///   - fftSize: the GCC-PHAT FFT size, for the bands' bin ranges.
+    init(bands: [BandSpec], configuration: AnalysisConfiguration, fftSize: Int) {
+        let fs = configuration.sampleRate
+        self.bands = bands
+        self.configuration = configuration
+        self.bank = BandFilterBank(bands: bands, sampleRate: fs, frameLength: configuration.frameLength)
+        self.binRanges = bands.map { band in
+            (Int((band.low / fs * Double(fftSize)).rounded(.up)), Int((band.high / fs * Double(fftSize)).rounded(.down)))
+        }
+        let aliasingLimit = 1 / (2 * configuration.array.maximumDelay)
+        self.aliased = bands.map { $0.high > aliasingLimit }
+    }
+
+    /// Fills `records` (one per band, in order) for the current frame.
+    /// - Parameters:
+    ///   - gccPhat: the broadband estimator, right after its `estimate` for this frame.
+    ///   - broadband: this frame's broadband estimate.
+    ///   - records: `bands.count` records, updated in place.
+    /// - Returns: the index of the loudest band, if any band is above the silence gate.
+    func estimate(gccPhat: GCCPHAT, broadband: FrameEstimate, into records: inout [BandRecord]) -> Int? {
+        let config = configuration
+        let model = config.array
+        let fs = config.sampleRate
+        let prior = broadband.timeCue.confidence >= 0.3 ? broadband.delay.lagSamples : nil
+        var loudest: Int?
+        var loudestLevel = -Double.infinity
+        for i in bands.indices {
+            let band = bands[i]
+            let levels = bank.levels(i)
+            let level = levels.levelDBFS
+            let delay = gccPhat.estimateBand(
+                firstBin: binRanges[i].first, lastBin: binRanges[i].last, prior: aliased[i] ? prior : nil)
+            let timeCue = Cue(lateral: model.lateral(delay: delay.lagSamples / fs), confidence: Double(delay.confidence))
+            var levelConfidence = 0.0
+            let usesLevel = model.kind == .coincident
+                || (model.kind == .binaural && band.low >= DirectionEstimator.highFrequencyEdge)
+            if usesLevel {
+                let loudness = clamp01((level - config.silenceGateDBFS) / 10)
+                levelConfidence = loudness * Double(clamp((delay.coherence - 0.5) / 0.4))
+            }
+            let levelCue = Cue(
+                lateral: model.lateral(leftRMS: levels.leftRMS, rightRMS: levels.rightRMS, highFrequencyILD: levels.ildDecibels),
+                confidence: levelConfidence)
+            var fused = CueFusion.fuse(time: timeCue, level: levelCue, model: model)
+            let audible = level >= config.silenceGateDBFS
+            if !audible { fused.confidence = 0 }
+            records[i].azimuth = asin(max(-1, min(1, fused.lateral))) * 180 / Double.pi
+            records[i].confidence = fused.confidence
+            records[i].levelDBFS = level
+            records[i].loudest = false
+            if audible && level > loudestLevel {
+                loudestLevel = level
+                loudest = i
+            }
+        }
+        if let loudest { records[loudest].loudest = true }
+        return loudest
+    }
+
+    /// Empty records for the bands (name and edges filled).
+    func makeRecords() -> [BandRecord] {
+        bands.map { BandRecord(name: $0.name, lowHz: $0.low, highHz: $0.high, azimuth: 0, confidence: 0, levelDBFS: AnalysisRecord.silenceDBFS) }
+    }
+}
