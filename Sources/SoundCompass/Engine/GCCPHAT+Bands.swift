@@ -41,7 +41,8 @@ extension GCCPHAT {
         guard last >= first else { return .none }
         let g = whitened.baseAddress, b = bandSpectrum.baseAddress, coherence = binCoherence.baseAddress
         let l = leftSpectrum.baseAddress, r = rightSpectrum.baseAddress
-        bandSpectrum.zero()
+        // bandSpectrum is all zero between calls: fill the band, and clear it again at the end.
+        defer { (b + 2 * first).update(repeating: 0, count: 2 * (last - first + 1)) }
         var weightSum: Float = 0, coherenceSum: Float = 0, powerSum: Float = 0
         for k in first...last {
             b[2 * k] = g[2 * k]
@@ -56,11 +57,12 @@ extension GCCPHAT {
         inverseScratch.baseAddress.update(from: b, count: 2 * (n / 2 + 1))
         fft.inverse(inverseScratch.baseAddress, bandCorrelation.baseAddress)
         let c = bandCorrelation.baseAddress
+        // Normalise the window only (and one lag beyond each edge, for the refinement's start).
         let norm = 1 / (2 * weightSum)
-        for i in 0..<n { c[i] *= norm }
+        let K = searchLag
+        for lag in -(K + 1)...(K + 1) { c[(lag + n) % n] *= norm }
 
         // Local maxima in the window: the highest, the runner-up, and the one nearest the prior.
-        let K = searchLag
         func value(_ lag: Int) -> Float { c[(lag + n) % n] }
         var bestLag = 0, best = -Float.infinity, second: Float = 0
         var nearestLag: Int?

@@ -286,7 +286,9 @@ public final class GCCPHAT {
         let start = tau
 
         let omega = 2 * Double.pi / Double(n)
-        for _ in 0..<3 {
+        // Newton converges quadratically from the parabola's start (about 0.05 sample off): two
+        // steps bring it below 10⁻⁴ sample.
+        for _ in 0..<2 {
             // z = e^(iωτ); walk zᵏ by complex multiplication from the first bin.
             let stepRe = cos(omega * tau), stepIm = sin(omega * tau)
             var zr = cos(omega * tau * Double(binRange.lowerBound)), zi = sin(omega * tau * Double(binRange.lowerBound))
@@ -306,7 +308,7 @@ public final class GCCPHAT {
             guard second < 0 else { return start }
             let step = first / second
             tau -= step
-            if abs(step) < 1e-6 { break }
+            if abs(step) < 1e-4 { break }
         }
         // A refinement that wandered off the integer peak is not trusted.
         return abs(tau - Double(integerLag)) <= 1 ? tau : start

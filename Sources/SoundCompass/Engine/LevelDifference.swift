@@ -14,13 +14,8 @@ public struct ChannelLevels: Sendable, Equatable {
     /// Measures the RMS of both channels over `count` samples.
     public init(left: UnsafeBufferPointer<Float>, right: UnsafeBufferPointer<Float>, count: Int) {
         precondition(left.count >= count && right.count >= count && count > 0)
-        var sumL: Float = 0, sumR: Float = 0
-        for i in 0..<count {
-            sumL += left[i] * left[i]
-            sumR += right[i] * right[i]
-        }
-        leftRMS = Double(sumL / Float(count)).squareRoot()
-        rightRMS = Double(sumR / Float(count)).squareRoot()
+        leftRMS = (sumOfSquares(left, count) / Double(count)).squareRoot()
+        rightRMS = (sumOfSquares(right, count) / Double(count)).squareRoot()
     }
 
     public init(leftRMS: Double, rightRMS: Double) {
@@ -46,4 +41,25 @@ public struct ChannelLevels: Sendable, Equatable {
 @inline(__always)
 func decibelRatio(_ a: Double, _ b: Double) -> Double {
     10 * log10((a + ChannelLevels.powerFloor) / (b + ChannelLevels.powerFloor))
+}
+
+/// `Σ x[i]²` over `count` samples, eight lanes at a time.
+@inline(__always)
+func sumOfSquares(_ x: UnsafeBufferPointer<Float>, _ count: Int) -> Double {
+    var lanes = SIMD8<Float>()
+    var i = 0
+    if let base = x.baseAddress {
+        let raw = UnsafeRawPointer(base)
+        while i + 8 <= count {
+            let v = raw.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
+            lanes += v * v
+            i += 8
+        }
+    }
+    var total = Double(lanes.sum())
+    while i < count {
+        total += Double(x[i] * x[i])
+        i += 1
+    }
+    return total
 }
