@@ -78,15 +78,17 @@ def main():
         run(command)
     version = subprocess.run([BINARY, "--version"], capture_output=True, text=True).stdout.strip()
     print(f"soundcompass {version}, analyze {' '.join(args)} > /dev/null")
-    report("10 minutes, 48 kHz stereo 16-bit WAV, default frame 2048 / hop 1024:", 600,
+    report("10 minutes, 48 kHz stereo 16-bit WAV, default frame 2048 / hop 1024, four bands:", 600,
            measured_in_fresh_process([BINARY, "analyze", ten, "-q"] + args))
+    report("the same, broadband estimator only (--bands none):", 600,
+           measured_in_fresh_process([BINARY, "analyze", ten, "-q", "--bands", "none"] + args))
 
     if not skip_hour:
         hour = os.path.join(OUT, "one-hour.wav")
         if not os.path.exists(hour):
             print("writing a one-hour file (the 10-minute file six times) ...", file=sys.stderr)
             concatenate(ten, hour, 6)
-        report("60 minutes, the same audio six times:", 3600,
+        report("60 minutes, the same audio six times, four bands:", 3600,
                measured_in_fresh_process([BINARY, "analyze", hour, "-q"] + args))
 
 
