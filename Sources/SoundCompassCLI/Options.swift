@@ -4,6 +4,7 @@ import SoundCompass
 
 extension ArrayModel.Kind: ExpressibleByArgument {}
 extension RecordFormat: ExpressibleByArgument {}
+extension TrackerResponse: ExpressibleByArgument {}
 
 /// A length given in samples ("2048") or milliseconds ("43ms").
 struct FrameLength: ExpressibleByArgument, CustomStringConvertible {
@@ -69,6 +70,9 @@ struct AnalysisOptions: ParsableArguments {
         valueName: "bands"))
     var bands: String?
 
+    @Option(help: "How quickly the tracked azimuth follows: calm, balanced or snappy.")
+    var response: TrackerResponse = .balanced
+
     func validate() throws {
         guard spacing > 0, spacing.isFinite, spacing <= 10 else {
             throw ValidationError("--spacing must be a positive distance in metres (at most 10), got \(spacing)")
@@ -110,7 +114,7 @@ struct AnalysisOptions: ParsableArguments {
         return AnalysisConfiguration(
             sampleRate: sampleRate, frameLength: frameLength,
             hopLength: hopLength ?? frameLength.map { max(1, $0 / 2) }, array: model, silenceGateDBFS: gate,
-            bands: bandList ?? BandSpec.defaults)
+            bands: bandList ?? BandSpec.defaults, response: response)
     }
 
     /// One line describing the settings, for stderr.

@@ -82,7 +82,7 @@ struct CLITests {
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n")
         let header = lines[0].split(separator: ",").map(String.init)
-        #expect(header.prefix(9) == ["time", "azimuth", "lateral", "confidence", "ild_db", "itd_us", "level_dbfs", "active", "hemisphere"])
+        #expect(header.prefix(10) == ["time", "azimuth", "raw_azimuth", "lateral", "confidence", "ild_db", "itd_us", "level_dbfs", "active", "hemisphere"])
         let azimuths = lines.dropFirst().map { Double($0.split(separator: ",")[1])! }
         #expect(abs(median(azimuths) + 25) < 0.5)
     }

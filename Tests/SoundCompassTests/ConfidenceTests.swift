@@ -33,7 +33,7 @@ struct ConfidenceTests {
         let signal = stillSource(azimuth: -40, duration: 12, signal: .speech, snr: 10, seed: 31)
         func confidentFrames(_ smoothing: Double) throws -> (count: Int, medianError: Double) {
             let config = AnalysisConfiguration(sampleRate: 48000, coherenceSmoothing: smoothing)
-            let confident = try analyse(signal, configuration: config).filter { $0.confidence > 0.3 }
+            let confident = try analyse(signal, configuration: config).filter { $0.itdConfidence > 0.3 }
             return (confident.count, median(confident.map { abs($0.azimuth + 40) }))
         }
         let plain = try confidentFrames(0), weighted = try confidentFrames(0.5)

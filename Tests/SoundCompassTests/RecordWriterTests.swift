@@ -40,9 +40,9 @@ struct RecordWriterTests {
         let text = try Self.written(.csv, [Self.sample], bands: ["speech \"mid\""])
         let lines = text.split(separator: "\n").map(String.init)
         #expect(lines.count == 2)
-        #expect(lines[0].hasPrefix("time,azimuth,lateral,confidence,ild_db,itd_us,level_dbfs,active,hemisphere"))
+        #expect(lines[0].hasPrefix("time,azimuth,raw_azimuth,lateral,confidence,ild_db,itd_us,level_dbfs,active,hemisphere"))
         #expect(lines[0].split(separator: ",").count == lines[1].split(separator: ",", omittingEmptySubsequences: false).count)
-        #expect(lines[1].hasPrefix("0.085333,-45.68,-0.7151,0.930,0.00,312.4,-23.5,true,unknown"))
+        #expect(lines[1].hasPrefix("0.085333,-45.68,0.00,-0.7151,0.930,0.00,312.4,-23.5,true,unknown"))
     }
 
     @Test("text is one readable line per record")

@@ -16,6 +16,10 @@ public struct AnalysisConfiguration: Sendable, Equatable {
     public var coherenceSmoothing: Double
     /// Bands of the per-band estimator; those above 0.45·fs are dropped (see ``usableBands``).
     public var bands: [BandSpec]
+    /// Activity detection against the learned noise floor.
+    public var activity: ActivityConfiguration
+    /// How quickly the tracked azimuth follows.
+    public var response: TrackerResponse
 
     /// Lowest supported sample rate, Hz.
     public static let minimumSampleRate = 8000.0
@@ -41,9 +45,12 @@ public struct AnalysisConfiguration: Sendable, Equatable {
     public init(
         sampleRate: Double, frameLength: Int? = nil, hopLength: Int? = nil,
         array: ArrayModel = ArrayModel(), silenceGateDBFS: Double = -70, coherenceSmoothing: Double = 0.5,
-        bands: [BandSpec] = BandSpec.defaults
+        bands: [BandSpec] = BandSpec.defaults, activity: ActivityConfiguration = ActivityConfiguration(),
+        response: TrackerResponse = .balanced
     ) {
         self.bands = bands
+        self.activity = activity
+        self.response = response
         self.coherenceSmoothing = coherenceSmoothing
         self.sampleRate = sampleRate
         let frame = frameLength ?? Self.defaultFrameLength(sampleRate: sampleRate)

@@ -49,9 +49,12 @@ public struct AnalysisRecord: Sendable, Equatable {
     public var frame: Int
     /// Centre of the frame in seconds from the first sample, from the sample count.
     public var time: Double
-    /// Bearing in degrees: 0 ahead, negative left, positive right; [−90, 90] while
-    /// ``hemisphere`` is `.unknown`, (−180, 180] once front/back is resolved.
+    /// Tracked bearing in degrees: 0 ahead, negative left, positive right; [−90, 90] while
+    /// ``hemisphere`` is `.unknown`, (−180, 180] once front/back is resolved. It is the frame's
+    /// own azimuth until the tracker has seen a confident frame.
     public var azimuth: Double
+    /// The frame's own azimuth before tracking, degrees.
+    public var rawAzimuth: Double
     /// `sin(azimuth)` for a frontal source: −1 (hard left) … 1 (hard right).
     public var lateral: Double
     /// Fused confidence, 0…1.
@@ -63,7 +66,8 @@ public struct AnalysisRecord: Sendable, Equatable {
     /// Frame level, dBFS: mean power of both channels re a full-scale square wave (a full-scale
     /// sine reads −3 dBFS); −160 for digital silence.
     public var levelDBFS: Double
-    /// True when the frame holds sound worth a bearing.
+    /// True when the frame holds sound worth a bearing (see ``ActivityDetector``); inactive
+    /// frames have zero confidence and do not move the tracker.
     public var active: Bool
     /// Front/back state.
     public var hemisphere: Hemisphere
@@ -73,15 +77,21 @@ public struct AnalysisRecord: Sendable, Equatable {
     public var ildConfidence: Double
     /// Strongest frequency of the frame, Hz (interpolated spectral peak; 0 when not active).
     public var dominantHz: Double
+    /// The learned noise floor at this frame, dBFS.
+    public var noiseFloorDBFS: Double
     /// Per-band estimates (empty when no band estimator runs).
     public var bands: [BandRecord]
 
     public init(
-        frame: Int = 0, time: Double = 0, azimuth: Double = 0, lateral: Double = 0, confidence: Double = 0,
+        frame: Int = 0, time: Double = 0, azimuth: Double = 0, rawAzimuth: Double = 0, lateral: Double = 0,
+        confidence: Double = 0,
         ildDecibels: Double = 0, itdMicroseconds: Double = 0, levelDBFS: Double = AnalysisRecord.silenceDBFS,
         active: Bool = false, hemisphere: Hemisphere = .unknown, itdConfidence: Double = 0,
-        ildConfidence: Double = 0, dominantHz: Double = 0, bands: [BandRecord] = []
+        ildConfidence: Double = 0, dominantHz: Double = 0, noiseFloorDBFS: Double = AnalysisRecord.silenceDBFS,
+        bands: [BandRecord] = []
     ) {
+        self.rawAzimuth = rawAzimuth
+        self.noiseFloorDBFS = noiseFloorDBFS
         self.dominantHz = dominantHz
         self.frame = frame
         self.time = time

@@ -20,6 +20,10 @@ public struct TimeDelayEstimate: Sendable, Equatable {
     public var prominence: Float
     /// True when the integer peak sits on the edge of the lag window (no confidence then).
     public var pinnedAtEdge: Bool
+    /// Magnitude-squared coherence of the two channels over recent frames, averaged over all
+    /// bins with their power as weights, 0…1: about 1/3 for unrelated noise, near 1 when both
+    /// microphones hear the same sound. 0 until four frames have been averaged.
+    public var coherence: Float = 0
     /// Confidence of the time cue, 0…1 (see ``GCCPHAT`` for the formula).
     public var confidence: Float
 
@@ -188,7 +192,7 @@ public final class GCCPHAT {
         let useCoherence = coherenceSmoothing > 0
         let pl = averageLeftPower.baseAddress, pr = averageRightPower.baseAddress, pc = averageCross.baseAddress
         let bc = binCoherence.baseAddress
-        var weightSum: Float = 0
+        var weightSum: Float = 0, coherencePower: Float = 0, powerSum: Float = 0
         for k in 1..<(bins - 1) {
             let cr = g[2 * k], ci = g[2 * k + 1]
             let magnitude = max((cr * cr + ci * ci).squareRoot(), epsilon)
@@ -207,6 +211,8 @@ public final class GCCPHAT {
                     ? min(1, (pc[2 * k] * pc[2 * k] + pc[2 * k + 1] * pc[2 * k + 1]) / denominator) : 0
                 scale *= min(coherence / max(1 - coherence, 1e-6), Self.maximumCoherenceWeight)
                 bc[k] = coherence
+                coherencePower += coherence * (ll + rr)
+                powerSum += ll + rr
             } else {
                 bc[k] = 1
             }
@@ -264,9 +270,10 @@ public final class GCCPHAT {
         } else if abs(lag) > maxLagSamples {
             confidence *= Float(clamp01((Double(K) - abs(lag)) / (Double(K) - maxLagSamples)))
         }
+        let frameCoherence = averagedFrames >= 4 && powerSum > 0 && powerSum.isFinite ? coherencePower / powerSum : 0
         return TimeDelayEstimate(
             lagSamples: lag, peakHeight: min(best, 1), significance: significance,
-            prominence: prominence, pinnedAtEdge: pinned, confidence: confidence)
+            prominence: prominence, pinnedAtEdge: pinned, coherence: frameCoherence, confidence: confidence)
     }
 
     /// Newton refinement of the peak of `r(τ) = Σₖ wₖ·Re(G[k]·e^(iωₖτ))` around an integer lag.

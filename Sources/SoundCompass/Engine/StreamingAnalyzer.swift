@@ -28,6 +28,8 @@ public final class StreamingAnalyzer {
     private var filled = 0
     private var frameStartSample = 0
     private var record = AnalysisRecord()
+    private var activity: ActivityDetector
+    private var tracker: AzimuthTracker
 
     /// Number of frames analysed so far.
     public private(set) var framesAnalysed = 0
@@ -48,6 +50,8 @@ public final class StreamingAnalyzer {
             bands: configuration.usableBands, configuration: configuration, fftSize: estimator.gccPhat.fftSize)
         self.left = AlignedFloats(count: configuration.frameLength)
         self.right = AlignedFloats(count: configuration.frameLength)
+        self.activity = ActivityDetector(configuration: configuration.activity, hopDuration: configuration.hopDuration)
+        self.tracker = AzimuthTracker(response: configuration.response, hopDuration: configuration.hopDuration)
         self.record.bands = subbands.makeRecords()
     }
 
@@ -62,6 +66,8 @@ public final class StreamingAnalyzer {
         right.zero()
         estimator.reset()
         subbands.bank.reset()
+        activity.reset()
+        tracker.reset()
     }
 
     /// Takes in a block of samples and emits the record of every frame it completes.
@@ -118,20 +124,34 @@ public final class StreamingAnalyzer {
             right: UnsafeBufferPointer(start: right.baseAddress, count: config.frameLength))
         record.frame = framesAnalysed
         record.time = (Double(frameStartSample) + Double(config.frameLength) / 2) / config.sampleRate
-        record.lateral = estimate.fused.lateral
-        record.azimuth = estimate.azimuthDegrees
-        record.confidence = estimate.fused.confidence
+        let active = activity.update(
+            // Until the coherence has a few frames of history, a confident time cue stands in.
+            levelDBFS: estimate.levels.levelDBFS,
+            coherence: estimate.delay.coherence > 0 ? Double(estimate.delay.coherence) : estimate.fused.confidence,
+            aboveGate: estimate.aboveGate)
+        record.rawAzimuth = estimate.azimuthDegrees
+        record.confidence = active ? estimate.fused.confidence : 0
+        let tracked = tracker.update(measurement: record.rawAzimuth, confidence: record.confidence)
+        record.azimuth = tracker.isTracking ? tracked : record.rawAzimuth
+        record.lateral = tracker.isTracking ? sin(record.azimuth * Double.pi / 180) : estimate.fused.lateral
+        record.noiseFloorDBFS = activity.floorDBFS
         // Report the cues as the array model sees them: with a calibration profile's hardware
         // offsets removed (both are 0 by default).
         record.ildDecibels = estimate.levels.ildDecibels - config.array.gainOffsetDecibels
         record.itdMicroseconds = (estimate.delay.lagSamples / config.sampleRate - config.array.delayOffset) * 1e6
         record.levelDBFS = estimate.levels.levelDBFS
-        record.active = estimate.aboveGate
+        record.active = active
         record.hemisphere = .unknown
         record.itdConfidence = estimate.timeCue.confidence
         record.ildConfidence = estimate.levelCue.confidence
-        record.dominantHz = estimate.aboveGate ? estimate.dominantFrequency : 0
+        record.dominantHz = active ? estimate.dominantFrequency : 0
         _ = subbands.estimate(gccPhat: estimator.gccPhat, broadband: estimate, into: &record.bands)
+        if !active {
+            for i in record.bands.indices {
+                record.bands[i].confidence = 0
+                record.bands[i].loudest = false
+            }
+        }
         framesAnalysed += 1
         return record
     }

@@ -41,8 +41,8 @@ public final class RecordWriter {
     /// The CSV header row (without the newline).
     public var csvHeader: String {
         var columns = [
-            "time", "azimuth", "lateral", "confidence", "ild_db", "itd_us", "level_dbfs", "active", "hemisphere",
-            "itd_confidence", "ild_confidence", "dominant_hz",
+            "time", "azimuth", "raw_azimuth", "lateral", "confidence", "ild_db", "itd_us", "level_dbfs", "active", "hemisphere",
+            "itd_confidence", "ild_confidence", "dominant_hz", "noise_floor_dbfs",
         ]
         for name in bandNames {
             columns += ["\(name)_azimuth", "\(name)_confidence", "\(name)_level_dbfs"]
@@ -81,6 +81,7 @@ public final class RecordWriter {
         func key(_ name: StaticString) { appendStatic(name) }
         key("{\"time\":"); NumberFormatting.appendFixed(r.time, decimals: 6, to: &line)
         key(",\"azimuth\":"); NumberFormatting.appendFixed(r.azimuth, decimals: 2, to: &line)
+        key(",\"raw_azimuth\":"); NumberFormatting.appendFixed(r.rawAzimuth, decimals: 2, to: &line)
         key(",\"lateral\":"); NumberFormatting.appendFixed(r.lateral, decimals: 4, to: &line)
         key(",\"confidence\":"); NumberFormatting.appendFixed(r.confidence, decimals: 3, to: &line)
         key(",\"ild_db\":"); NumberFormatting.appendFixed(r.ildDecibels, decimals: 2, to: &line)
@@ -91,6 +92,7 @@ public final class RecordWriter {
         key(",\"itd_confidence\":"); NumberFormatting.appendFixed(r.itdConfidence, decimals: 3, to: &line)
         key(",\"ild_confidence\":"); NumberFormatting.appendFixed(r.ildConfidence, decimals: 3, to: &line)
         key(",\"dominant_hz\":"); NumberFormatting.appendFixed(r.dominantHz, decimals: 1, to: &line)
+        key(",\"noise_floor_dbfs\":"); NumberFormatting.appendFixed(r.noiseFloorDBFS, decimals: 1, to: &line)
         key(",\"bands\":[")
         for (i, band) in r.bands.enumerated() {
             if i > 0 { key(",") }
@@ -109,6 +111,7 @@ public final class RecordWriter {
         let comma = UInt8(ascii: ",")
         NumberFormatting.appendFixed(r.time, decimals: 6, to: &line); line.append(comma)
         NumberFormatting.appendFixed(r.azimuth, decimals: 2, to: &line); line.append(comma)
+        NumberFormatting.appendFixed(r.rawAzimuth, decimals: 2, to: &line); line.append(comma)
         NumberFormatting.appendFixed(r.lateral, decimals: 4, to: &line); line.append(comma)
         NumberFormatting.appendFixed(r.confidence, decimals: 3, to: &line); line.append(comma)
         NumberFormatting.appendFixed(r.ildDecibels, decimals: 2, to: &line); line.append(comma)
@@ -118,7 +121,8 @@ public final class RecordWriter {
         line.append(contentsOf: r.hemisphere.rawValue.utf8); line.append(comma)
         NumberFormatting.appendFixed(r.itdConfidence, decimals: 3, to: &line); line.append(comma)
         NumberFormatting.appendFixed(r.ildConfidence, decimals: 3, to: &line); line.append(comma)
-        NumberFormatting.appendFixed(r.dominantHz, decimals: 1, to: &line)
+        NumberFormatting.appendFixed(r.dominantHz, decimals: 1, to: &line); line.append(comma)
+        NumberFormatting.appendFixed(r.noiseFloorDBFS, decimals: 1, to: &line)
         for name in bandNames {
             line.append(comma)
             if let band = r.bands.first(where: { $0.name == name }) {

@@ -1,0 +1,113 @@
+/// Settings of the activity detector.
+public struct ActivityConfiguration: Sendable, Equatable {
+    /// A frame is active when its level stands this far above the noise floor, dB.
+    public var marginDecibels: Double
+    /// …or when the two channels' coherence is at least this (both microphones hear the same
+    /// sound), 0…1. Unrelated noise gives about 1/3.
+    public var coherenceThreshold: Double
+    /// Frames kept active after the last detection (hangover).
+    public var hangoverFrames: Int
+    /// Length of the minimum-statistics window of the noise floor, seconds.
+    public var floorWindow: Double
+    /// Fastest rise of the noise floor, dB per second (it falls at once).
+    public var floorRiseRate: Double
+
+    public init(
+        marginDecibels: Double = 6, coherenceThreshold: Double = 0.6, hangoverFrames: Int = 1,
+        floorWindow: Double = 1.6, floorRiseRate: Double = 3
+    ) {
+        self.marginDecibels = marginDecibels
+        self.coherenceThreshold = coherenceThreshold
+        self.hangoverFrames = hangoverFrames
+        self.floorWindow = floorWindow
+        self.floorRiseRate = floorRiseRate
+    }
+}
+
+/// Decides whether a frame holds sound worth a bearing, against a noise floor learned from
+/// the signal.
+///
+/// **Noise floor** by minimum statistics, as in hearing-aid noise reduction: the minimum frame
+/// level over the last `floorWindow` seconds (kept as eight sub-window minima), plus 1.5 dB
+/// for the minimum's downward bias on noise. The floor follows that minimum down at once and up
+/// at most `floorRiseRate` dB/s, so it adapts slowly. It is trained from the first frame on:
+/// until the window has filled, the minimum so far is used. A source that starts at once
+/// therefore does not become the floor for long: its first pause (or a frame of lower level)
+/// pulls the floor down, and a coherent source is active meanwhile through its coherence.
+///
+/// **Decision**: active when the frame is above the silence gate and either its level is
+/// `marginDecibels` above the floor or the channels' coherence (``TimeDelayEstimate/coherence``)
+/// is at least `coherenceThreshold`. Unrelated sensor noise in the two channels has a coherence
+/// near 1/3; a sound both microphones hear, steady or not, is near 1. A hangover of
+/// `hangoverFrames` frames bridges short dips.
+public struct ActivityDetector: Sendable {
+    /// The settings.
+    public let configuration: ActivityConfiguration
+    /// The current noise floor estimate, dBFS.
+    public private(set) var floorDBFS: Double = AnalysisRecord.silenceDBFS
+    private let framesPerBlock: Int
+    private let hopDuration: Double
+    private var blockMinima = [Double](repeating: .infinity, count: 8)
+    private var blockIndex = 0
+    private var currentMinimum = Double.infinity
+    private var framesInBlock = 0
+    private var started = false
+    private var hangover = 0
+
+    /// Bias of a minimum over noise frames below their mean level, dB.
+    static let minimumBias = 1.5
+
+    /// - Parameters:
+    ///   - configuration: the settings.
+    ///   - hopDuration: seconds between frames.
+    public init(configuration: ActivityConfiguration = ActivityConfiguration(), hopDuration: Double) {
+        self.configuration = configuration
+        self.hopDuration = hopDuration
+        self.framesPerBlock = max(1, Int((configuration.floorWindow / 8 / hopDuration).rounded()))
+    }
+
+    /// Forgets the floor and the hangover.
+    public mutating func reset() {
+        self = ActivityDetector(configuration: configuration, hopDuration: hopDuration)
+    }
+
+    /// Updates the floor with one frame and decides whether it is active.
+    /// - Parameters:
+    ///   - levelDBFS: the frame's level.
+    ///   - coherence: the channels' coherence, 0…1.
+    ///   - aboveGate: whether the frame is above the silence gate.
+    /// - Returns: true when the frame is active.
+    public mutating func update(levelDBFS level: Double, coherence: Double, aboveGate: Bool) -> Bool {
+        // Minimum statistics over eight sub-windows.
+        currentMinimum = min(currentMinimum, level)
+        framesInBlock += 1
+        if framesInBlock == framesPerBlock {
+            blockMinima[blockIndex] = currentMinimum
+            blockIndex = (blockIndex + 1) % blockMinima.count
+            currentMinimum = .infinity
+            framesInBlock = 0
+        }
+        var minimum = currentMinimum
+        for value in blockMinima { minimum = min(minimum, value) }
+        let target = minimum + Self.minimumBias
+        if !started || target < floorDBFS {
+            floorDBFS = target
+            started = true
+        } else {
+            floorDBFS = min(target, floorDBFS + configuration.floorRiseRate * hopDuration)
+        }
+
+        let detected = aboveGate
+            && (level >= floorDBFS + configuration.marginDecibels || coherence >= configuration.coherenceThreshold)
+        if detected {
+            hangover = configuration.hangoverFrames
+            return true
+        }
+        if aboveGate && hangover > 0 {
+            hangover -= 1
+            return true
+        }
+        hangover = 0
+        return false
+    }
+}

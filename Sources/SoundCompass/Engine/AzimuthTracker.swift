@@ -1,0 +1,126 @@
+/// How quickly the tracked bearing follows new evidence.
+public enum TrackerResponse: String, Sendable, CaseIterable {
+    /// Steadiest; follows slow movement.
+    case calm
+    /// The default: follows a talker walking past, holds a still source steady.
+    case balanced
+    /// Follows fast movement and jumps; shows more jitter.
+    case snappy
+
+    /// Spectral density of the white angular acceleration of the motion model, deg²/s³.
+    var accelerationDensity: Double {
+        switch self {
+        case .calm: 300
+        case .balanced: 3000
+        case .snappy: 30000
+        }
+    }
+}
+
+/// A constant-velocity Kalman filter on the azimuth, whose measurement noise comes from each
+/// frame's confidence.
+///
+/// State: azimuth θ (degrees) and its rate ω (degrees/s). Prediction over a hop `dt`:
+/// `θ += ω·dt` with process noise from white angular acceleration of density `q` (the
+/// response preset): `Q = q·[[dt³/3, dt²/2], [dt²/2, dt]]`. Measurement: the frame's own
+/// azimuth with variance `(1°/c)²` for confidence `c` (floored at 0.05), so a frame with half
+/// the confidence counts a quarter as much. A constant-velocity model follows a source moving
+/// at constant speed with no steady-state lag.
+///
+/// Frames that are not active, or have no confidence, only predict, and the rate decays by 10 %
+/// per frame so that the bearing coasts to a stop. A measurement far from the track (beyond
+/// both 15° and 4 standard deviations of the innovation) on three confident frames in a row
+/// is a new source: the track restarts there. The tracked azimuth stays within [−90, 90].
+public struct AzimuthTracker: Sendable {
+    /// The response preset.
+    public let response: TrackerResponse
+    private let dt: Double
+    private var theta = 0.0, omega = 0.0
+    private var p00 = 0.0, p01 = 0.0, p11 = 0.0
+    private var initialised = false
+    private var outliers = 0
+
+    /// Standard deviation of a fully confident measurement, degrees.
+    static let measurementSigma = 1.0
+
+    /// - Parameters:
+    ///   - response: the preset.
+    ///   - hopDuration: seconds between frames.
+    public init(response: TrackerResponse = .balanced, hopDuration: Double) {
+        self.response = response
+        self.dt = hopDuration
+    }
+
+    /// The tracked azimuth, degrees (0 before the first confident frame).
+    public var azimuth: Double { theta }
+    /// The tracked rate, degrees per second.
+    public var rate: Double { omega }
+    /// True once a confident frame has started the track.
+    public var isTracking: Bool { initialised }
+
+    public mutating func reset() { self = AzimuthTracker(response: response, hopDuration: dt) }
+
+    /// Advances one frame.
+    /// - Parameters:
+    ///   - measurement: the frame's own azimuth, degrees.
+    ///   - confidence: its confidence, 0…1 (0 for inactive frames: prediction only).
+    /// - Returns: the tracked azimuth, degrees.
+    @discardableResult
+    public mutating func update(measurement: Double, confidence: Double) -> Double {
+        let usable = confidence > 0.05 && measurement.isFinite
+        guard initialised else {
+            if usable { restart(at: measurement, confidence: confidence) }
+            return theta
+        }
+        // Predict.
+        let q = response.accelerationDensity
+        theta += omega * dt
+        let n00 = p00 + 2 * dt * p01 + dt * dt * p11 + q * dt * dt * dt / 3
+        let n01 = p01 + dt * p11 + q * dt * dt / 2
+        let n11 = p11 + q * dt
+        p00 = n00; p01 = n01; p11 = n11
+        if !usable {
+            omega *= 0.9
+            clampState()
+            return theta
+        }
+        // Update.
+        let r = pow(Self.measurementSigma / max(confidence, 0.05), 2)
+        let innovation = measurement - theta
+        let s = p00 + r
+        if abs(innovation) > max(15, 4 * s.squareRoot()) && confidence >= 0.5 {
+            outliers += 1
+            if outliers >= 3 { restart(at: measurement, confidence: confidence) }
+            return theta
+        }
+        outliers = 0
+        let k0 = p00 / s, k1 = p01 / s
+        theta += k0 * innovation
+        omega += k1 * innovation
+        let m00 = (1 - k0) * p00, m01 = (1 - k0) * p01, m11 = p11 - k1 * p01
+        p00 = m00; p01 = m01; p11 = m11
+        clampState()
+        return theta
+    }
+
+    private mutating func restart(at measurement: Double, confidence: Double) {
+        theta = max(-90, min(90, measurement))
+        omega = 0
+        p00 = pow(Self.measurementSigma / max(confidence, 0.05), 2)
+        p01 = 0
+        p11 = 400  // (20°/s)²: unknown rate
+        initialised = true
+        outliers = 0
+    }
+
+    private mutating func clampState() {
+        if theta > 90 { theta = 90; omega = min(omega, 0) }
+        if theta < -90 { theta = -90; omega = max(omega, 0) }
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
