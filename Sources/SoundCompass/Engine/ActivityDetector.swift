@@ -2,23 +2,29 @@
 public struct ActivityConfiguration: Sendable, Equatable {
     /// A frame is active when its level stands this far above the noise floor, dB.
     public var marginDecibels: Double
-    /// …or when the two channels' coherence is at least this (both microphones hear the same
-    /// sound), 0…1. Unrelated noise gives about 1/3.
-    public var coherenceThreshold: Double
-    /// Frames kept active after the last detection (hangover).
+    /// …or when the frame's phase consistency (``TimeDelayEstimate/consistency``) is at least
+    /// this: a sound from one direction, steady or not. Unrelated noise gives about 0.
+    public var consistencyThreshold: Double
+    /// Frames kept active after the last detection (hangover), while the evidence stays above
+    /// `hangoverFactor` times the thresholds.
     public var hangoverFrames: Int
+    /// Share of the margin and of the consistency threshold that keeps a frame active during the
+    /// hangover (hysteresis), 0…1.
+    public var hangoverFactor: Double
     /// Length of the minimum-statistics window of the noise floor, seconds.
     public var floorWindow: Double
     /// Fastest rise of the noise floor, dB per second (it falls at once).
     public var floorRiseRate: Double
 
     public init(
-        marginDecibels: Double = 6, coherenceThreshold: Double = 0.6, hangoverFrames: Int = 1,
+        marginDecibels: Double = 6, consistencyThreshold: Double = 0.5, hangoverFrames: Int = 2,
+        hangoverFactor: Double = 0.8,
         floorWindow: Double = 1.6, floorRiseRate: Double = 3
     ) {
         self.marginDecibels = marginDecibels
-        self.coherenceThreshold = coherenceThreshold
+        self.consistencyThreshold = consistencyThreshold
         self.hangoverFrames = hangoverFrames
+        self.hangoverFactor = hangoverFactor
         self.floorWindow = floorWindow
         self.floorRiseRate = floorRiseRate
     }
@@ -33,13 +39,15 @@ public struct ActivityConfiguration: Sendable, Equatable {
 /// at most `floorRiseRate` dB/s, so it adapts slowly. It is trained from the first frame on:
 /// until the window has filled, the minimum so far is used. A source that starts at once
 /// therefore does not become the floor for long: its first pause (or a frame of lower level)
-/// pulls the floor down, and a coherent source is active meanwhile through its coherence.
+/// pulls the floor down, and a directional source is active meanwhile through its phase
+/// consistency.
 ///
 /// **Decision**: active when the frame is above the silence gate and either its level is
-/// `marginDecibels` above the floor or the channels' coherence (``TimeDelayEstimate/coherence``)
-/// is at least `coherenceThreshold`. Unrelated sensor noise in the two channels has a coherence
-/// near 1/3; a sound both microphones hear, steady or not, is near 1. A hangover of
-/// `hangoverFrames` frames bridges short dips.
+/// `marginDecibels` above the floor or its phase consistency (``TimeDelayEstimate/consistency``)
+/// is at least `consistencyThreshold`. Unrelated sensor noise in the two channels scores near 0;
+/// a sound from one direction, steady or not, near 1. The threshold 0.5 is the point where
+/// the directional sound carries half the frame's power: 0 dB local SNR. A hangover of up to
+/// `hangoverFrames` frames, with hysteresis, bridges short dips.
 public struct ActivityDetector: Sendable {
     /// The settings.
     public let configuration: ActivityConfiguration
@@ -74,10 +82,10 @@ public struct ActivityDetector: Sendable {
     /// Updates the floor with one frame and decides whether it is active.
     /// - Parameters:
     ///   - levelDBFS: the frame's level.
-    ///   - coherence: the channels' coherence, 0…1.
+    ///   - consistency: the frame's phase consistency, about −0.1…1.
     ///   - aboveGate: whether the frame is above the silence gate.
     /// - Returns: true when the frame is active.
-    public mutating func update(levelDBFS level: Double, coherence: Double, aboveGate: Bool) -> Bool {
+    public mutating func update(levelDBFS level: Double, consistency: Double, aboveGate: Bool) -> Bool {
         // Minimum statistics over eight sub-windows.
         currentMinimum = min(currentMinimum, level)
         framesInBlock += 1
@@ -98,12 +106,18 @@ public struct ActivityDetector: Sendable {
         }
 
         let detected = aboveGate
-            && (level >= floorDBFS + configuration.marginDecibels || coherence >= configuration.coherenceThreshold)
+            && (level >= floorDBFS + configuration.marginDecibels || consistency >= configuration.consistencyThreshold)
         if detected {
             hangover = configuration.hangoverFrames
             return true
         }
-        if aboveGate && hangover > 0 {
+        // Hangover with hysteresis: right after a detection, somewhat weaker evidence keeps the
+        // frame active, for a few frames at most.
+        let factor = configuration.hangoverFactor
+        let weak = aboveGate
+            && (level >= floorDBFS + configuration.marginDecibels * factor
+                || consistency >= configuration.consistencyThreshold * factor)
+        if weak && hangover > 0 {
             hangover -= 1
             return true
         }

@@ -20,10 +20,13 @@ public struct TimeDelayEstimate: Sendable, Equatable {
     public var prominence: Float
     /// True when the integer peak sits on the edge of the lag window (no confidence then).
     public var pinnedAtEdge: Bool
-    /// Magnitude-squared coherence of the two channels over recent frames, averaged over all
-    /// bins with their power as weights, 0…1: about 1/3 for unrelated noise, near 1 when both
-    /// microphones hear the same sound. 0 until four frames have been averaged.
-    public var coherence: Float = 0
+    /// Phase consistency of the frame, about −0.1…1: the share of the frame's power whose
+    /// inter-channel phase agrees with the cross-spectrum averaged over the previous frames,
+    /// `Σₖ Pₖ·cos(arg Cₖ − arg ⟨C⟩ₖ) / Σₖ Pₖ` with `Pₖ = |Lₖ|² + |Rₖ|²`. A sound from one
+    /// direction keeps the phase `ω·τ` of its direction whatever its spectrum, so it scores near
+    /// 1; unrelated noise in the two channels scores near 0; a frame that follows the end of a
+    /// sound scores by its own content, not the history's. 0 until four frames have been seen.
+    public var consistency: Float = 0
     /// Confidence of the time cue, 0…1 (see ``GCCPHAT`` for the formula).
     public var confidence: Float
 
@@ -192,7 +195,7 @@ public final class GCCPHAT {
         let useCoherence = coherenceSmoothing > 0
         let pl = averageLeftPower.baseAddress, pr = averageRightPower.baseAddress, pc = averageCross.baseAddress
         let bc = binCoherence.baseAddress
-        var weightSum: Float = 0, coherencePower: Float = 0, powerSum: Float = 0
+        var weightSum: Float = 0, consistentPower: Float = 0, powerSum: Float = 0
         for k in 1..<(bins - 1) {
             let cr = g[2 * k], ci = g[2 * k + 1]
             let magnitude = max((cr * cr + ci * ci).squareRoot(), epsilon)
@@ -202,6 +205,13 @@ public final class GCCPHAT {
                 // weights each bin by γ²/(1 − γ²) (the maximum-likelihood weighting), capped.
                 let ll = l[2 * k] * l[2 * k] + l[2 * k + 1] * l[2 * k + 1]
                 let rr = r[2 * k] * r[2 * k] + r[2 * k + 1] * r[2 * k + 1]
+                // Phase agreement with the previous average, before this frame joins it.
+                let previousMagnitude = (pc[2 * k] * pc[2 * k] + pc[2 * k + 1] * pc[2 * k + 1]).squareRoot()
+                if previousMagnitude > 0 {
+                    let agreement = (cr * pc[2 * k] + ci * pc[2 * k + 1]) / (magnitude * previousMagnitude)
+                    consistentPower += agreement * (ll + rr)
+                }
+                powerSum += ll + rr
                 pl[k] += a * (ll - pl[k])
                 pr[k] += a * (rr - pr[k])
                 pc[2 * k] += a * (cr - pc[2 * k])
@@ -211,8 +221,6 @@ public final class GCCPHAT {
                     ? min(1, (pc[2 * k] * pc[2 * k] + pc[2 * k + 1] * pc[2 * k + 1]) / denominator) : 0
                 scale *= min(coherence / max(1 - coherence, 1e-6), Self.maximumCoherenceWeight)
                 bc[k] = coherence
-                coherencePower += coherence * (ll + rr)
-                powerSum += ll + rr
             } else {
                 bc[k] = 1
             }
@@ -270,10 +278,10 @@ public final class GCCPHAT {
         } else if abs(lag) > maxLagSamples {
             confidence *= Float(clamp01((Double(K) - abs(lag)) / (Double(K) - maxLagSamples)))
         }
-        let frameCoherence = averagedFrames >= 4 && powerSum > 0 && powerSum.isFinite ? coherencePower / powerSum : 0
+        let frameConsistency = averagedFrames >= 4 && powerSum > 0 && powerSum.isFinite ? consistentPower / powerSum : 0
         return TimeDelayEstimate(
             lagSamples: lag, peakHeight: min(best, 1), significance: significance,
-            prominence: prominence, pinnedAtEdge: pinned, coherence: frameCoherence, confidence: confidence)
+            prominence: prominence, pinnedAtEdge: pinned, consistency: frameConsistency, confidence: confidence)
     }
 
     /// Newton refinement of the peak of `r(τ) = Σₖ wₖ·Re(G[k]·e^(iωₖτ))` around an integer lag.

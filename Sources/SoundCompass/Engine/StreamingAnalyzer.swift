@@ -125,9 +125,9 @@ public final class StreamingAnalyzer {
         record.frame = framesAnalysed
         record.time = (Double(frameStartSample) + Double(config.frameLength) / 2) / config.sampleRate
         let active = activity.update(
-            // Until the coherence has a few frames of history, a confident time cue stands in.
+            // Until the phase consistency has a few frames of history, a confident time cue stands in.
             levelDBFS: estimate.levels.levelDBFS,
-            coherence: estimate.delay.coherence > 0 ? Double(estimate.delay.coherence) : estimate.fused.confidence,
+            consistency: estimate.delay.consistency != 0 ? Double(estimate.delay.consistency) : estimate.fused.confidence,
             aboveGate: estimate.aboveGate)
         record.rawAzimuth = estimate.azimuthDegrees
         record.confidence = active ? estimate.fused.confidence : 0
