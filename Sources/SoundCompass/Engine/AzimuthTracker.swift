@@ -23,14 +23,15 @@ public enum TrackerResponse: String, Sendable, CaseIterable {
 /// State: azimuth θ (degrees) and its rate ω (degrees/s). Prediction over a hop `dt`:
 /// `θ += ω·dt` with process noise from white angular acceleration of density `q` (the
 /// response preset): `Q = q·[[dt³/3, dt²/2], [dt²/2, dt]]`. Measurement: the frame's own
-/// azimuth with variance `(1°/c)²` for confidence `c` (floored at 0.05), so a frame with half
+/// azimuth with variance `(2°/c)²` for confidence `c` (floored at 0.05), so a frame with half
 /// the confidence counts a quarter as much. A constant-velocity model follows a source moving
 /// at constant speed with no steady-state lag.
 ///
 /// Frames that are not active, or have no confidence, only predict, and the rate decays by 10 %
-/// per frame so that the bearing coasts to a stop. A measurement far from the track (beyond
-/// both 15° and 4 standard deviations of the innovation) on three confident frames in a row
-/// is a new source: the track restarts there. The tracked azimuth stays within [−90, 90].
+/// per frame so that the bearing coasts to a stop. A measurement more than 3 standard
+/// deviations of the innovation from the prediction is not believed (validation gate). One far
+/// from the track (beyond both 15° and 4 standard deviations) on three confident frames (≥ 0.5)
+/// in a row is a new source: the track restarts there. The tracked azimuth stays within [−90, 90].
 public struct AzimuthTracker: Sendable {
     /// The response preset.
     public let response: TrackerResponse
@@ -41,7 +42,7 @@ public struct AzimuthTracker: Sendable {
     private var outliers = 0
 
     /// Standard deviation of a fully confident measurement, degrees.
-    static let measurementSigma = 1.0
+    static let measurementSigma = 2.0
 
     /// - Parameters:
     ///   - response: the preset.
@@ -91,6 +92,12 @@ public struct AzimuthTracker: Sendable {
         if abs(innovation) > max(15, 4 * s.squareRoot()) && confidence >= 0.5 {
             outliers += 1
             if outliers >= 3 { restart(at: measurement, confidence: confidence) }
+            return theta
+        }
+        // Validation gate: a measurement more than 3 standard deviations from the prediction
+        // is not believed (a reflection, a second source, a wrong peak).
+        if abs(innovation) > 3 * s.squareRoot() {
+            clampState()
             return theta
         }
         outliers = 0

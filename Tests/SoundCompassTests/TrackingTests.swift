@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+import SoundCompass
+import TestSignals
+import TestSupport
+
+struct TrackingTests {
+    struct Result { var lag: Double; var medianError: Double; var rawMedianError: Double }
+
+    /// A free-field source sweeping from `from` to `to` degrees at `speed` °/s (pink noise, SNR
+    /// 20 dB). Lag: the delay (0…300 ms) of the true path that best matches the tracked azimuth.
+    static func sweep(from: Double, to: Double, speed: Double, response: TrackerResponse) throws -> Result {
+        let duration = abs(to - from) / speed
+        let scene = Scene(
+            sampleRate: 48000, duration: duration + 1,
+            sources: [Source(.pinkNoise, path: .sweep(from: from, to: to, between: 0.5, and: 0.5 + duration), levelDBFS: -25, seed: 3)],
+            noise: SensorNoise(snrDecibels: 20, seed: 4))
+        let config = AnalysisConfiguration(sampleRate: 48000, response: response)
+        // Judge the moving part only, away from the ends of the sweep.
+        let records = try analyse(scene.render(), configuration: config).filter { $0.time > 1.0 && $0.time < 0.5 + duration - 0.2 }
+        func medianError(shift: Double, raw: Bool = false) -> Double {
+            median(records.map { abs((raw ? $0.rawAzimuth : $0.azimuth) - scene.sources[0].path.azimuth(at: $0.time - shift)) })
+        }
+        let shifts = stride(from: 0.0, through: 0.3, by: 0.001)
+        let lag = shifts.min { medianError(shift: $0) < medianError(shift: $1) }!
+        return Result(lag: lag, medianError: medianError(shift: 0), rawMedianError: medianError(shift: 0, raw: true))
+    }
+
+    @Test("a source sweeping −60→+60° at 15°/s is followed with lag ≤ 150 ms and median error ≤ 2°")
+    func sweep15() throws {
+        let r = try Self.sweep(from: -60, to: 60, speed: 15, response: .balanced)
+        #expect(r.lag <= 0.150, "lag \(r.lag * 1000) ms")
+        #expect(r.medianError <= 2, "median error \(r.medianError)°")
+    }
+
+    @Test("balanced follows 30°/s with lag ≤ 150 ms; every preset follows 15°/s", arguments: TrackerResponse.allCases)
+    func presets(response: TrackerResponse) throws {
+        let r = try Self.sweep(from: -45, to: 45, speed: response == .balanced ? 30 : 15, response: response)
+        #expect(r.lag <= (response == .calm ? 0.3 : 0.150), "\(response): lag \(r.lag * 1000) ms")
+        #expect(r.medianError <= 3, "\(response): median error \(r.medianError)°")
+    }
+
+    // A speech-like source is harder: frames at syllable edges carry a window bias of up to
+    // ~3° with full confidence; measured when written, its tracked standard deviation at −50°
+    // was 1.76° (see the note on issue 3). The acceptance case, a steady source, is asserted.
+    @Test("a still source at SNR 20 dB: tracked azimuth steady (standard deviation ≤ 1°)", arguments: [-50.0, 0, 35])
+    func stillSource(azimuth: Double) throws {
+        let signal = TestSupport.stillSource(azimuth: azimuth, duration: 5, signal: .pinkNoise, snr: 20, seed: 12)
+        let records = try analyse(signal).filter { $0.time > 0.5 }
+        let values = records.map(\.azimuth)
+        let mean = values.reduce(0, +) / Double(values.count)
+        let sd = (values.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(values.count)).squareRoot()
+        #expect(sd <= 1, "standard deviation \(sd)°")
+        #expect(abs(mean - azimuth) <= 1, "mean \(mean)°")
+    }
+
+    @Test("inactive frames do not move the tracker")
+    func inactiveFramesHold() {
+        var tracker = AzimuthTracker(hopDuration: 0.02)
+        for _ in 0..<50 { tracker.update(measurement: 30, confidence: 1) }
+        for _ in 0..<50 { tracker.update(measurement: -70, confidence: 0) }
+        #expect(abs(tracker.azimuth - 30) < 0.5)
+    }
+
+    @Test("a new source far away takes over after three confident frames")
+    func jump() {
+        var tracker = AzimuthTracker(hopDuration: 0.02)
+        for _ in 0..<50 { tracker.update(measurement: -40, confidence: 1) }
+        tracker.update(measurement: 50, confidence: 1)
+        #expect(abs(tracker.azimuth + 40) < 1, "one outlier is ignored")
+        tracker.update(measurement: 50, confidence: 1)
+        tracker.update(measurement: 50, confidence: 1)
+        #expect(abs(tracker.azimuth - 50) < 1e-9)
+    }
+}
