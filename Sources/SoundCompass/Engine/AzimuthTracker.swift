@@ -27,8 +27,9 @@ public enum TrackerResponse: String, Sendable, CaseIterable {
 /// the confidence counts a quarter as much. A constant-velocity model follows a source moving
 /// at constant speed with no steady-state lag.
 ///
-/// Frames that are not active, or have no confidence, only predict, and the rate decays by 10 %
-/// per frame so that the bearing coasts to a stop. A measurement more than 3 standard
+/// Frames that are not active, or less confident than 0.2, only predict: the rate decays by 10 %
+/// per frame so that the bearing coasts to a stop, and the variances stop growing at (5°)² and
+/// (30°/s)² so that the first weak frame after a pause is not believed too much. A measurement more than 3 standard
 /// deviations of the innovation from the prediction is not believed (validation gate). One far
 /// from the track (beyond both 15° and 4 standard deviations) on three confident frames (≥ 0.5)
 /// in a row is a new source: the track restarts there. The tracked azimuth stays within [−90, 90].
@@ -40,6 +41,12 @@ public struct AzimuthTracker: Sendable {
     private var p00 = 0.0, p01 = 0.0, p11 = 0.0
     private var initialised = false
     private var outliers = 0
+
+    /// Frames less confident than this only predict.
+    static let minimumConfidence = 0.2
+    /// Caps of the position (deg²) and rate ((deg/s)²) variances while coasting.
+    static let coastingPositionVariance = 25.0
+    static let coastingRateVariance = 900.0
 
     /// Standard deviation of a fully confident measurement, degrees.
     static let measurementSigma = 2.0
@@ -68,7 +75,7 @@ public struct AzimuthTracker: Sendable {
     /// - Returns: the tracked azimuth, degrees.
     @discardableResult
     public mutating func update(measurement: Double, confidence: Double) -> Double {
-        let usable = confidence > 0.05 && measurement.isFinite
+        let usable = confidence >= Self.minimumConfidence && measurement.isFinite
         guard initialised else {
             if usable { restart(at: measurement, confidence: confidence) }
             return theta
@@ -81,7 +88,12 @@ public struct AzimuthTracker: Sendable {
         let n11 = p11 + q * dt
         p00 = n00; p01 = n01; p11 = n11
         if !usable {
+            // Nothing heard: coast to a stop, and do not let the uncertainty grow without bound,
+            // or the first weak frame after a pause would be believed too much.
             omega *= 0.9
+            p00 = min(p00, Self.coastingPositionVariance)
+            p11 = min(p11, Self.coastingRateVariance)
+            p01 = max(-(p00 * p11).squareRoot(), min((p00 * p11).squareRoot(), p01))
             clampState()
             return theta
         }

@@ -53,6 +53,10 @@ public struct TimeDelayEstimate: Sendable, Equatable {
 /// which is plain PHAT. This is the maximum-likelihood weighting of Knapp and Carter on top of
 /// the phase transform. It is the only state carried between frames; ``reset()`` clears it.
 ///
+/// **Window alignment.** The right channel's window is shifted by the rounded lag of the last
+/// confident frame. With both windows on the same sound, a sound that starts or stops inside
+/// the frame no longer biases the lag (by up to a sample for speech at syllable edges).
+///
 /// **Lag window.** Only lags with `|k| ≤ K = ceil(maxLag) + margin` are searched, where
 /// `maxLag = (largest physical delay)·fs`. A peak at `±K` is pinned at the edge and earns no
 /// confidence; a refined lag past `maxLag` tapers the confidence linearly to zero at `K`.
@@ -97,6 +101,9 @@ public final class GCCPHAT {
     private let averageRightPower: AlignedFloats
     private let averageCross: AlignedFloats
     private var averagedFrames = 0
+    /// Whole-sample delay by which the right channel's window is shifted (window alignment):
+    /// the rounded lag of the last confident frame, 0 before one.
+    public private(set) var windowOffset = 0
     /// Share of the newest frame in the spectral averages (0 disables coherence weighting).
     public let coherenceSmoothing: Float
     /// A copy of `whitened` for the inverse FFT, which destroys its input.
@@ -153,6 +160,7 @@ public final class GCCPHAT {
     /// Forgets the spectral averages (the next frame starts a new stream).
     public func reset() {
         averagedFrames = 0
+        windowOffset = 0
         averageLeftPower.zero()
         averageRightPower.zero()
         averageCross.zero()
@@ -167,11 +175,15 @@ public final class GCCPHAT {
         precondition(left.count >= frameLength && right.count >= frameLength)
         let n = fftSize
         let bins = n / 2 + 1
-        // Window (the zero padding past frameLength stays zero from init).
+        // Window (the zero padding past frameLength stays zero from init). The right channel's
+        // window is shifted by the expected delay, so that a sound starting or stopping inside
+        // the frame is weighted alike in both channels and the window does not bias the lag.
+        let offset = windowOffset
         window.withUnsafeBufferPointer { w in
             for i in 0..<frameLength {
                 leftTime[i] = left[i] * w[i]
-                rightTime[i] = right[i] * w[i]
+                let j = i - offset
+                rightTime[i] = j >= 0 && j < frameLength ? right[i] * w[j] : 0
             }
         }
         fft.forward(leftTime.baseAddress, leftSpectrum.baseAddress)
@@ -279,6 +291,7 @@ public final class GCCPHAT {
             confidence *= Float(clamp01((Double(K) - abs(lag)) / (Double(K) - maxLagSamples)))
         }
         let frameConsistency = averagedFrames >= 4 && powerSum > 0 && powerSum.isFinite ? consistentPower / powerSum : 0
+        if confidence >= 0.5 { windowOffset = Int(lag.rounded()) }
         return TimeDelayEstimate(
             lagSamples: lag, peakHeight: min(best, 1), significance: significance,
             prominence: prominence, pinnedAtEdge: pinned, consistency: frameConsistency, confidence: confidence)
