@@ -19,7 +19,7 @@ degrees of
     one estimate per 0.25 s block of STFT frames (nfft 512) over 200-4000 Hz, on the front
     half-plane (a pair cannot tell front from back), for blocks where the source is audible.
 
-Usage: Benchmarks/accuracy/evaluate.py [--quick] [--markdown]
+Usage: Benchmarks/accuracy/evaluate.py [--quick] [--markdown] [--only KIND:RT60:SNR]
 """
 import json
 import os
@@ -177,6 +177,9 @@ def main():
         for snr in snrs:
             conditions.append(("speech", rt60, snr))
     conditions += [("noise", 0.6, 10), ("moving speech", 0.2, 20), ("moving speech", 0.6, 10)]
+    if "--only" in sys.argv:
+        kind, rt, sn = sys.argv[sys.argv.index("--only") + 1].split(":")
+        conditions = [(kind, float(rt), int(sn))]
 
     header = ["source", "RT60 s", "SNR dB", "SoundCompass median / <=5 / <=10"] + [f"{m} median / <=5 / <=10" for m in methods]
     if markdown:
