@@ -106,20 +106,11 @@ public struct Biquad: Sendable {
 
     /// Filters `buffer` in place.
     public mutating func process(_ buffer: UnsafeMutableBufferPointer<Float>) {
-        var s1 = self.s1, s2 = self.s2
-        for i in 0..<buffer.count {
-            let x = buffer[i]
-            let y = b0 * x + s1
-            s1 = b1 * x - a1 * y + s2
-            s2 = b2 * x - a2 * y
-            buffer[i] = y
-        }
-        // Flush denormals that a decaying tail would otherwise leave behind.
-        self.s1 = abs(s1) < 1e-30 ? 0 : s1
-        self.s2 = abs(s2) < 1e-30 ? 0 : s2
+        process(UnsafeBufferPointer(buffer), into: buffer)
     }
 
-    /// Filters `input` into `output` (same count; they may not overlap).
+    /// Filters `input` into `output` (same count). They may be the same buffer (each sample is
+    /// read before its output is written), but must not otherwise overlap.
     public mutating func process(_ input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Float>) {
         precondition(input.count == output.count)
         var s1 = self.s1, s2 = self.s2
