@@ -110,7 +110,8 @@ struct AnalysisOptions: ParsableArguments {
         let model = ArrayModel(kind: array, spacing: spacing, headRadius: headRadius, ildGain: ildGain)
         let frameLength = frame?.samples(at: sampleRate)
         let hopLength = hop?.samples(at: sampleRate)
-        let bandList = (try? bands.map { try BandSpec.parse($0) }) ?? nil
+        // `validate()` has already rejected a --bands list that does not parse.
+        let bandList = bands.flatMap { try? BandSpec.parse($0) }
         return AnalysisConfiguration(
             sampleRate: sampleRate, frameLength: frameLength,
             hopLength: hopLength ?? frameLength.map { max(1, $0 / 2) }, array: model, silenceGateDBFS: gate,

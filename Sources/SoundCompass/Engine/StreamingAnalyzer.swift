@@ -65,7 +65,7 @@ public final class StreamingAnalyzer {
         left.zero()
         right.zero()
         estimator.reset()
-        subbands.bank.reset()
+        subbands.reset()
         activity.reset()
         tracker.reset()
     }
@@ -91,7 +91,7 @@ public final class StreamingAnalyzer {
                 l[i] = sanitize(newLeft[index + i])
                 r[i] = sanitize(newRight[index + i])
             }
-            subbands.bank.filter(left: l, right: r, offset: filled, count: take)
+            subbands.filter(left: l, right: r, offset: filled, count: take)
             filled += take
             index += take
             samplesProcessed += take
@@ -103,7 +103,7 @@ public final class StreamingAnalyzer {
                     left.baseAddress.update(from: left.baseAddress + hop, count: keep)
                     right.baseAddress.update(from: right.baseAddress + hop, count: keep)
                 }
-                subbands.bank.shift(hop: hop, keep: keep)
+                subbands.shift(hop: hop, keep: keep)
                 filled = keep
                 frameStartSample += hop
             }
@@ -145,13 +145,7 @@ public final class StreamingAnalyzer {
         record.itdConfidence = estimate.timeCue.confidence
         record.ildConfidence = estimate.levelCue.confidence
         record.dominantHz = active ? estimate.dominantFrequency : 0
-        _ = subbands.estimate(gccPhat: estimator.gccPhat, broadband: estimate, into: &record.bands)
-        if !active {
-            for i in record.bands.indices {
-                record.bands[i].confidence = 0
-                record.bands[i].loudest = false
-            }
-        }
+        subbands.estimate(gccPhat: estimator.gccPhat, broadband: estimate, active: active, into: &record.bands)
         framesAnalysed += 1
         return record
     }

@@ -7,18 +7,18 @@ import Musl
 /// Per-band directions: "speech on my left, traffic on my right".
 ///
 /// Each band has a pair of biquads (RBJ cookbook high-pass and low-pass at the band edges,
-/// TDF-II, see `BandFilterBank`) on both channels, run on the stream as it arrives; per frame it gives the band's level (dBFS) and
-/// level difference. The band's time difference is GCC-PHAT restricted to the band's bins of
+/// TDF-II, see `BandFilterBank`) on both channels, run on the stream as it arrives; per frame
+/// it gives the band's level (dBFS) and level difference. The band's time difference is GCC-PHAT restricted to the band's bins of
 /// the frame's weighted cross-spectrum (``GCCPHAT/estimateBand(firstBin:lastBin:prior:)``),
 /// with the broadband lag as a prior for bands above the spatial-aliasing limit. The two cues
 /// are fused by the array model as for the broadband estimate; a band quieter than the silence
-/// gate has no confidence.
+/// gate, or in an inactive frame, has no confidence.
 ///
 /// Life cycle: `init` allocates; per-frame calls never allocate.
 public final class SubbandEstimator {
     /// The bands analysed (already limited to 0.45·fs).
     public let bands: [BandSpec]
-    let bank: BandFilterBank
+    private let bank: BandFilterBank
     private let configuration: AnalysisConfiguration
     private let binRanges: [(first: Int, last: Int)]
     /// Bands whose upper edge is above the spatial-aliasing limit `1/(2·maxDelay)`.
@@ -40,13 +40,25 @@ public final class SubbandEstimator {
         self.aliased = bands.map { $0.high > aliasingLimit }
     }
 
+    /// Filters `count` new samples that sit at `offset` in the analyzer's frame buffers.
+    func filter(left: UnsafePointer<Float>, right: UnsafePointer<Float>, offset: Int, count: Int) {
+        bank.filter(left: left, right: right, offset: offset, count: count)
+    }
+
+    /// Drops the first `hop` samples of every band frame, keeping `keep` samples.
+    func shift(hop: Int, keep: Int) { bank.shift(hop: hop, keep: keep) }
+
+    /// Clears the filters' state and the band frames.
+    func reset() { bank.reset() }
+
     /// Fills `records` (one per band, in order) for the current frame.
     /// - Parameters:
     ///   - gccPhat: the broadband estimator, right after its `estimate` for this frame.
     ///   - broadband: this frame's broadband estimate.
+    ///   - active: whether the frame is active; an inactive frame's bands get no confidence
+    ///     and no loudest band.
     ///   - records: `bands.count` records, updated in place.
-    /// - Returns: the index of the loudest band, if any band is above the silence gate.
-    func estimate(gccPhat: GCCPHAT, broadband: FrameEstimate, into records: inout [BandRecord]) -> Int? {
+    func estimate(gccPhat: GCCPHAT, broadband: FrameEstimate, active: Bool, into records: inout [BandRecord]) {
         let config = configuration
         let model = config.array
         let fs = config.sampleRate
@@ -71,7 +83,7 @@ public final class SubbandEstimator {
                 lateral: model.lateral(leftRMS: levels.leftRMS, rightRMS: levels.rightRMS, highFrequencyILD: levels.ildDecibels),
                 confidence: levelConfidence)
             var fused = CueFusion.fuse(time: timeCue, level: levelCue, model: model)
-            let audible = level >= config.silenceGateDBFS
+            let audible = active && level >= config.silenceGateDBFS
             if !audible { fused.confidence = 0 }
             records[i].azimuth = asin(max(-1, min(1, fused.lateral))) * 180 / Double.pi
             records[i].confidence = fused.confidence
@@ -83,7 +95,6 @@ public final class SubbandEstimator {
             }
         }
         if let loudest { records[loudest].loudest = true }
-        return loudest
     }
 
     /// Empty records for the bands (name and edges filled).
