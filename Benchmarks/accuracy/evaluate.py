@@ -14,7 +14,10 @@ for RT60 in 0.2 ... 0.8 s and uncorrelated sensor noise at SNR 0 ... 30 dB.
 
 For each condition it prints the median absolute error and the shares within 5 and 10
 degrees of
-  * SoundCompass: the tracked `azimuth` of every active frame (`soundcompass analyze`);
+  * SoundCompass: the tracked `azimuth` of every active frame (`soundcompass analyze`), and
+    its coverage: the share of the frames where the dry source is audible that it marks active;
+    and the tracked azimuth of every frame where the dry source is audible, active or not (what
+    a user sees, scored like the pyroomacoustics methods);
   * SRP-PHAT, NormMUSIC and MUSIC (pyroomacoustics.doa), on the same two-channel signals,
     one estimate per 0.25 s block of STFT frames (nfft 512) over 200-4000 Hz, on the front
     half-plane (a pair cannot tell front from back), for blocks where the source is audible.
@@ -118,18 +121,25 @@ def activity(dry, frame=512):
     return mask
 
 
-def soundcompass(signals, truth):
+def soundcompass(signals, truth, audible):
+    """Errors of the tracked azimuth on SoundCompass's active frames and on every frame where
+    the dry source is audible, and how many of the latter SoundCompass marks active."""
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "x.wav")
         wavfile.write(path, FS, (signals.T / max(1.0, np.abs(signals).max() * 1.01)).astype(np.float32))
         out = subprocess.run([BINARY, "analyze", path, "--format", "jsonl", "-q", "--spacing", str(SPACING)],
                              check=True, capture_output=True, text=True).stdout
-    errors = []
+    errors, audible_errors, heard, covered = [], [], 0, 0
     for line in out.splitlines():
         r = json.loads(line)
+        error = abs(r["azimuth"] - truth(r["time"]))
         if r["active"]:
-            errors.append(abs(r["azimuth"] - truth(r["time"])))
-    return errors
+            errors.append(error)
+        if audible[min(len(audible) - 1, int(r["time"] * FS))]:
+            heard += 1
+            covered += r["active"]
+            audible_errors.append(error)
+    return errors, audible_errors, heard, covered
 
 
 def pyroom_methods(signals, truth, active, names):
@@ -181,14 +191,14 @@ def main():
         kind, rt, sn = sys.argv[sys.argv.index("--only") + 1].split(":")
         conditions = [(kind, float(rt), int(sn))]
 
-    header = ["source", "RT60 s", "SNR dB", "SoundCompass median / <=5 / <=10"] + [f"{m} median / <=5 / <=10" for m in methods]
+    header = ["source", "RT60 s", "SNR dB", "SoundCompass median / <=5 / <=10", "SoundCompass active", "SoundCompass all audible median / <=10"] + [f"{m} median / <=5 / <=10" for m in methods]
     if markdown:
         print("| " + " | ".join(header) + " |")
         print("|" + "---|" * len(header))
     else:
         print("  ".join(header))
     for kind, rt60, snr in conditions:
-        ours, theirs = [], {m: [] for m in methods}
+        ours, ours_audible, theirs, heard, covered = [], [], {m: [] for m in methods}, 0, 0
         runs = [None] if kind == "moving speech" else azimuths
         for k, azimuth in enumerate(runs):
             if kind == "moving speech":
@@ -201,13 +211,21 @@ def main():
                 wet = render(dry, path, rt60)
             active = activity(dry)
             noisy = add_noise(wet, active, snr, seed=100 + k)
-            ours += soundcompass(noisy, path)
+            errors, audible_errors, h, c = soundcompass(noisy, path, active)
+            ours += errors
+            ours_audible += audible_errors
+            heard += h
+            covered += c
             for m, e in pyroom_methods(noisy, path, active, methods).items():
                 theirs[m] += e
         cells = [kind, f"{rt60:.1f}", f"{snr}"]
-        for errors in [ours] + [theirs[m] for m in methods]:
+        for k, errors in enumerate([ours] + [theirs[m] for m in methods]):
             med, f5, f10 = summary(errors)
             cells.append(f"{med:5.1f} / {100 * f5:3.0f}% / {100 * f10:3.0f}%")
+            if k == 0:
+                cells.append(f"{100 * covered / max(1, heard):3.0f}%")
+                med, _, f10 = summary(ours_audible)
+                cells.append(f"{med:5.1f} / {100 * f10:3.0f}%")
         print(("| " + " | ".join(cells) + " |") if markdown else "  ".join(cells), flush=True)
 
 

@@ -20,6 +20,13 @@ public struct AnalysisConfiguration: Sendable, Equatable {
     public var activity: ActivityConfiguration
     /// How quickly the tracked azimuth follows.
     public var response: TrackerResponse
+    /// Fall rate of the frame level, dB/s, at which a frame's confidence reaches 0: frames whose
+    /// level falls are mostly a room's reverberant tail (see ``TailWeighting``). Default 125 dB/s;
+    /// 0 turns the weighting off.
+    public var tailDecayRate: Double
+
+    /// Default ``tailDecayRate``, dB/s: the decay of a room with an RT60 of about 0.5 s.
+    public static let defaultTailDecayRate = 125.0
 
     /// Lowest supported sample rate, Hz.
     public static let minimumSampleRate = 8000.0
@@ -42,12 +49,14 @@ public struct AnalysisConfiguration: Sendable, Equatable {
     ///   - hopLength: samples; `nil` for half the frame (50 % overlap).
     ///   - array: the array model.
     ///   - silenceGateDBFS: see ``silenceGateDBFS``.
+    ///   - tailDecayRate: see ``tailDecayRate``.
     public init(
         sampleRate: Double, frameLength: Int? = nil, hopLength: Int? = nil,
         array: ArrayModel = ArrayModel(), silenceGateDBFS: Double = -70, coherenceSmoothing: Double = 0.5,
         bands: [BandSpec] = BandSpec.defaults, activity: ActivityConfiguration = ActivityConfiguration(),
-        response: TrackerResponse = .balanced
+        response: TrackerResponse = .balanced, tailDecayRate: Double = defaultTailDecayRate
     ) {
+        self.tailDecayRate = tailDecayRate
         self.bands = bands
         self.activity = activity
         self.response = response
@@ -71,6 +80,7 @@ public struct AnalysisConfiguration: Sendable, Equatable {
         guard frameLength <= 1 << 20 else { throw .frameTooLong(frameLength) }
         guard hopLength >= 1, hopLength <= frameLength else { throw .badHop(hopLength, frame: frameLength) }
         guard coherenceSmoothing >= 0, coherenceSmoothing <= 1 else { throw .badSmoothing(coherenceSmoothing) }
+        guard tailDecayRate.isFinite, tailDecayRate >= 0 else { throw .badTailDecayRate(tailDecayRate) }
         for band in usableBands where band.high - band.low < 2 * sampleRate / Double(frameLength) {
             throw .bandTooNarrow(band.name, frame: frameLength)
         }
@@ -99,6 +109,7 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
     case frameShorterThanArray(Int, maxLagSamples: Double)
     case badSmoothing(Double)
     case bandTooNarrow(String, frame: Int)
+    case badTailDecayRate(Double)
 
     public var description: String {
         switch self {
@@ -111,6 +122,7 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
         case .badHop(let hop, let frame): "hop of \(hop) samples must be between 1 and the frame length (\(frame))"
         case .bandTooNarrow(let name, let frame): "band \(name) is narrower than two FFT bins of a \(frame)-sample frame"
         case .badSmoothing(let value): "coherence smoothing \(value) must be between 0 and 1"
+        case .badTailDecayRate(let value): "tail decay rate \(value) dB/s must be 0 (off) or positive"
         case .frameShorterThanArray(let n, let lag):
             "frame of \(n) samples is too short for the array (largest delay \(Int(lag.rounded(.up))) samples)"
         }

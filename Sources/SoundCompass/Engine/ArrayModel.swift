@@ -78,6 +78,24 @@ public struct ArrayModel: Sendable, Equatable {
         }
     }
 
+    /// The delay `τd` (seconds) that models the two channels' coherence in a diffuse sound field
+    /// (the reverberant field of a room) as `Γ(f) = sin(2πf·τd)/(2πf·τd)`, or nil when the model
+    /// has none.
+    ///
+    /// - spaced: the spacing over the speed of sound, which makes `Γ` exact for two
+    ///   omnidirectional microphones (Cook et al., 1955): near 1 below `c/(4d)`, first zero at
+    ///   `c/(2d)`.
+    /// - binaural: the largest interaural delay, an approximation: a head's diffuse-field
+    ///   coherence falls like that of a free pair somewhat wider than the head.
+    /// - coincident: nil. The capsules share one point, so the diffuse field is coherent at every
+    ///   frequency and the time cue carries little anyway.
+    public var diffuseCoherenceDelay: Double? {
+        switch kind {
+        case .spaced, .binaural: maximumDelay
+        case .coincident: nil
+        }
+    }
+
     /// The delay (right minus left arrival, seconds) of a far source at `lateral = sin θ`.
     public func delay(lateral: Double) -> Double {
         let s = max(-1, min(1, lateral))

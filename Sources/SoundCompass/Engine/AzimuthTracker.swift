@@ -30,9 +30,16 @@ public enum TrackerResponse: String, Sendable, CaseIterable {
 /// Frames that are not active, or less confident than 0.2, only predict: the rate decays by 10 %
 /// per frame so that the bearing coasts to a stop, and the variances stop growing at (5°)² and
 /// (30°/s)² so that the first weak frame after a pause is not believed too much. A measurement more than 3 standard
-/// deviations of the innovation from the prediction is not believed (validation gate). One far
-/// from the track (beyond both 15° and 4 standard deviations) on three confident frames (≥ 0.5)
-/// in a row is a new source: the track restarts there. The tracked azimuth stays within [−90, 90].
+/// deviations of the innovation from the prediction is not believed (validation gate).
+///
+/// **Re-acquisition.** A gated measurement more than 15° from the track is evidence for a
+/// challenger: rejected measurements that agree with each other (within 15° of the challenger's
+/// confidence-weighted mean) add their confidence to its weight, one that does not starts a new
+/// challenger, and each measurement the track accepts takes its own confidence off the
+/// challenger's weight. When the weight reaches 1.5 (three frames of confidence 0.5, or six of
+/// 0.25) the track restarts at the challenger: the source has moved, or the track had locked on
+/// a reflection. A challenger without support for one second is forgotten. The tracked azimuth
+/// stays within [−90, 90].
 public struct AzimuthTracker: Sendable {
     /// The response preset.
     public let response: TrackerResponse
@@ -40,7 +47,8 @@ public struct AzimuthTracker: Sendable {
     private var theta = 0.0, omega = 0.0
     private var p00 = 0.0, p01 = 0.0, p11 = 0.0
     private var initialised = false
-    private var outliers = 0
+    private var challenger = 0.0, challengerWeight = 0.0
+    private var framesSinceChallengerSupport = 0
 
     /// Frames less confident than this only predict.
     static let minimumConfidence = 0.2
@@ -50,6 +58,13 @@ public struct AzimuthTracker: Sendable {
 
     /// Standard deviation of a fully confident measurement, degrees.
     static let measurementSigma = 2.0
+    /// Distance from the track beyond which a rejected measurement supports a challenger, and
+    /// within which it agrees with one, degrees.
+    static let challengerSeparation = 15.0
+    /// Summed confidence at which a challenger replaces the track.
+    static let challengerWeightToRestart = 1.5
+    /// Seconds a challenger lives without support.
+    static let challengerLifetime = 1.0
 
     /// - Parameters:
     ///   - response: the preset.
@@ -80,6 +95,8 @@ public struct AzimuthTracker: Sendable {
             if usable { restart(at: measurement, confidence: confidence) }
             return theta
         }
+        framesSinceChallengerSupport += 1
+        if Double(framesSinceChallengerSupport) * dt > Self.challengerLifetime { challengerWeight = 0 }
         // Predict.
         let q = response.accelerationDensity
         theta += omega * dt
@@ -101,18 +118,21 @@ public struct AzimuthTracker: Sendable {
         let r = pow(Self.measurementSigma / max(confidence, 0.05), 2)
         let innovation = measurement - theta
         let s = p00 + r
-        if abs(innovation) > max(15, 4 * s.squareRoot()) && confidence >= 0.5 {
-            outliers += 1
-            if outliers >= 3 { restart(at: measurement, confidence: confidence) }
-            return theta
-        }
         // Validation gate: a measurement more than 3 standard deviations from the prediction
-        // is not believed (a reflection, a second source, a wrong peak).
+        // is not believed (a reflection, a second source, a wrong peak)...
         if abs(innovation) > 3 * s.squareRoot() {
+            // ...but one far from the track supports a challenger.
+            if abs(innovation) > Self.challengerSeparation {
+                support(challengerAt: measurement, confidence: confidence)
+                if challengerWeight >= Self.challengerWeightToRestart {
+                    restart(at: challenger, confidence: confidence)
+                    return theta
+                }
+            }
             clampState()
             return theta
         }
-        outliers = 0
+        challengerWeight = max(0, challengerWeight - confidence)
         let k0 = p00 / s, k1 = p01 / s
         theta += k0 * innovation
         omega += k1 * innovation
@@ -129,7 +149,18 @@ public struct AzimuthTracker: Sendable {
         p01 = 0
         p11 = 400  // (20°/s)²: unknown rate
         initialised = true
-        outliers = 0
+        challengerWeight = 0
+    }
+
+    private mutating func support(challengerAt measurement: Double, confidence: Double) {
+        if challengerWeight > 0 && abs(measurement - challenger) <= Self.challengerSeparation {
+            challenger += (measurement - challenger) * confidence / (challengerWeight + confidence)
+            challengerWeight += confidence
+        } else {
+            challenger = measurement
+            challengerWeight = confidence
+        }
+        framesSinceChallengerSupport = 0
     }
 
     private mutating func clampState() {

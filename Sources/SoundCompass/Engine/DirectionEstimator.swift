@@ -49,7 +49,8 @@ public final class DirectionEstimator {
         let maxLag = (configuration.array.maximumDelay + abs(configuration.array.delayOffset)) * fs
         self.gccPhat = GCCPHAT(
             frameLength: configuration.frameLength, maxLagSamples: maxLag,
-            coherenceSmoothing: Float(configuration.coherenceSmoothing))
+            coherenceSmoothing: Float(configuration.coherenceSmoothing),
+            diffuseCoherenceDelaySamples: configuration.array.diffuseCoherenceDelay.map { $0 * fs })
         let n = gccPhat.fftSize
         self.highFrequencyBin = min(n / 2, max(1, Int((Self.highFrequencyEdge / fs * Double(n)).rounded(.up))))
     }

@@ -29,7 +29,8 @@ extension GCCPHAT {
     /// band is ambiguous and gets no confidence.
     ///
     /// **Confidence** = `clamp((γ̄² − 0.5)/0.4) · clamp(prominence/0.5) · taper`, with `γ̄²` the
-    /// band's mean coherence over recent frames (about 1/3 for unrelated noise, near 1 for a
+    /// band's mean coherence over recent frames, in excess of the diffuse field's (see ``GCCPHAT``:
+    /// about 1/3 or less for unrelated noise, near 0 for a room's diffuse field, near 1 for a
     /// source), and the same edge rules as the broadband estimate.
     /// - Parameters:
     ///   - firstBin: lowest FFT bin of the band (≥ 1).

@@ -53,6 +53,17 @@ public struct TimeDelayEstimate: Sendable, Equatable {
 /// which is plain PHAT. This is the maximum-likelihood weighting of Knapp and Carter on top of
 /// the phase transform. It is the only state carried between frames; ``reset()`` clears it.
 ///
+/// **Diffuse-field correction.** A room's reverberation reaches the pair from all directions. At
+/// low frequencies, where the wavelength is long against the spacing, that diffuse field is
+/// coherent between the microphones with zero phase, `Γ(f) = sinc(2πf·τd)` (see
+/// ``ArrayModel/diffuseCoherenceDelay``), so a plain coherence weighting trusts those bins and
+/// pulls the lag towards 0 (a source at 60° reads 20–40° in a room with RT60 0.6 s). The weight
+/// therefore uses the coherence in excess of the diffuse field's,
+/// `γd² = (γ² − Γ²)/(1 − Γ²)` (clamped at 0; bins with `Γ² > 0.995`, the lowest few, get no
+/// weight): 1 for a direct sound, 0 for a purely diffuse field, and `γ²` itself where `Γ ≈ 0`
+/// (above `c/(2d)` for a spaced pair). In free field a source is coherent at every frequency, so
+/// the correction costs it only the lowest bins.
+///
 /// **Window alignment.** The right channel's window is shifted by the rounded lag of the last
 /// confident frame. With both windows on the same sound, a sound that starts or stops inside
 /// the frame no longer biases the lag (by up to a sample for speech at syllable edges).
@@ -112,6 +123,10 @@ public final class GCCPHAT {
     /// Scratch for band-limited estimates.
     let bandSpectrum: AlignedFloats
     let bandCorrelation: AlignedFloats
+    /// Squared diffuse-field coherence `Γ²` of each bin (all 0 without a diffuse-field model).
+    private let diffuseCoherenceSquared: AlignedFloats
+    /// `1/(1 − Γ²)` of each bin, 0 where `Γ²` is too close to 1 to subtract.
+    private let diffuseScale: AlignedFloats
 
     /// - Parameters:
     ///   - frameLength: samples per frame (≥ 16).
@@ -121,9 +136,12 @@ public final class GCCPHAT {
     ///     values keep some of the cross-spectrum's magnitude, "PHAT-β").
     ///   - coherenceSmoothing: share of the newest frame in the spectral averages behind the
     ///     coherence weighting, 0…1 (default 0.5; 0 turns the coherence weighting off).
+    ///   - diffuseCoherenceDelaySamples: `τd` in samples of the diffuse-field coherence
+    ///     `sinc(2πf·τd)` (see ``ArrayModel/diffuseCoherenceDelay``); nil (the default) for no
+    ///     diffuse-field correction.
     public init(
         frameLength: Int, maxLagSamples: Double, marginSamples: Int = 2, weightingExponent: Float = 1,
-        coherenceSmoothing: Float = 0.5
+        coherenceSmoothing: Float = 0.5, diffuseCoherenceDelaySamples: Double? = nil
     ) {
         precondition(weightingExponent >= 0 && weightingExponent <= 1)
         precondition(coherenceSmoothing >= 0 && coherenceSmoothing <= 1)
@@ -152,7 +170,23 @@ public final class GCCPHAT {
         self.correlation = AlignedFloats(count: n)
         self.bandSpectrum = AlignedFloats(count: 2 * (n / 2 + 1))
         self.bandCorrelation = AlignedFloats(count: n)
+        self.diffuseCoherenceSquared = AlignedFloats(count: n / 2 + 1)
+        self.diffuseScale = AlignedFloats(count: n / 2 + 1)
+        for k in 0...(n / 2) {
+            var gamma = 0.0
+            if let tau = diffuseCoherenceDelaySamples, tau > 0 {
+                let x = 2 * Double.pi * Double(k) * tau / Double(n)
+                gamma = k == 0 ? 1 : sin(x) / x
+            }
+            let g2 = Float(gamma * gamma)
+            diffuseCoherenceSquared[k] = g2
+            diffuseScale[k] = g2 < Self.largestDiffuseCoherence ? 1 / (1 - g2) : 0
+        }
     }
+
+    /// Bins whose squared diffuse-field coherence is above this get no coherence weight: there,
+    /// a direct sound and the room cannot be told apart.
+    static let largestDiffuseCoherence: Float = 0.995
 
     /// Largest coherence weight γ²/(1 − γ²) of a bin (γ² ≈ 0.95).
     public static let maximumCoherenceWeight: Float = 20
@@ -207,6 +241,7 @@ public final class GCCPHAT {
         let useCoherence = coherenceSmoothing > 0
         let pl = averageLeftPower.baseAddress, pr = averageRightPower.baseAddress, pc = averageCross.baseAddress
         let bc = binCoherence.baseAddress
+        let dg = diffuseCoherenceSquared.baseAddress, ds = diffuseScale.baseAddress
         var weightSum: Float = 0, consistentPower: Float = 0, powerSum: Float = 0
         for k in 1..<(bins - 1) {
             let cr = g[2 * k], ci = g[2 * k + 1]
@@ -229,8 +264,10 @@ public final class GCCPHAT {
                 pc[2 * k] += a * (cr - pc[2 * k])
                 pc[2 * k + 1] += a * (ci - pc[2 * k + 1])
                 let denominator = pl[k] * pr[k]
-                let coherence = denominator > 0
+                let measured = denominator > 0
                     ? min(1, (pc[2 * k] * pc[2 * k] + pc[2 * k + 1] * pc[2 * k + 1]) / denominator) : 0
+                // Coherence in excess of the diffuse field's (the measured one without a model).
+                let coherence = max(0, (measured - dg[k]) * ds[k])
                 scale *= min(coherence / max(1 - coherence, 1e-6), Self.maximumCoherenceWeight)
                 bc[k] = coherence
             } else {

@@ -30,6 +30,7 @@ public final class StreamingAnalyzer {
     private var record = AnalysisRecord()
     private var activity: ActivityDetector
     private var tracker: AzimuthTracker
+    private var tail: TailWeighting
 
     /// Number of frames analysed so far.
     public private(set) var framesAnalysed = 0
@@ -52,6 +53,7 @@ public final class StreamingAnalyzer {
         self.right = AlignedFloats(count: configuration.frameLength)
         self.activity = ActivityDetector(configuration: configuration.activity, hopDuration: configuration.hopDuration)
         self.tracker = AzimuthTracker(response: configuration.response, hopDuration: configuration.hopDuration)
+        self.tail = TailWeighting(decayRate: configuration.tailDecayRate, hopDuration: configuration.hopDuration)
         self.record.bands = subbands.makeRecords()
     }
 
@@ -68,6 +70,7 @@ public final class StreamingAnalyzer {
         subbands.reset()
         activity.reset()
         tracker.reset()
+        tail.reset()
     }
 
     /// Takes in a block of samples and emits the record of every frame it completes.
@@ -130,7 +133,8 @@ public final class StreamingAnalyzer {
             consistency: estimate.delay.consistency != 0 ? Double(estimate.delay.consistency) : estimate.fused.confidence,
             aboveGate: estimate.aboveGate)
         record.rawAzimuth = estimate.azimuthDegrees
-        record.confidence = active ? estimate.fused.confidence : 0
+        let tailWeight = tail.weight(levelDBFS: estimate.levels.levelDBFS)
+        record.confidence = active ? estimate.fused.confidence * tailWeight : 0
         let tracked = tracker.update(measurement: record.rawAzimuth, confidence: record.confidence)
         record.azimuth = tracker.isTracking ? tracked : record.rawAzimuth
         record.lateral = tracker.isTracking ? sin(record.azimuth * Double.pi / 180) : estimate.fused.lateral
