@@ -33,11 +33,9 @@ extension SoundCompassCommand {
                 } else {
                     let scene = Scene.demo()
                     let signal = scene.render()
-                    let pair = try analysis.channelPair(for: "demo scene")
-                    if let pair, ![1, 2].contains(pair.left) || ![1, 2].contains(pair.right) || pair.left == pair.right {
-                        throw CLIFailure("demo scene: has channels 1 and 2; --channels \(pair.left),\(pair.right) does not pick them", status: .dataError)
-                    }
-                    let swapped = analysis.swap != (pair.map { $0.left > $0.right } ?? false)
+                    let pair = try SoundFileReader.channelPair(
+                        try analysis.channelPair(for: "demo scene"), swap: analysis.swap, of: 2, path: "demo scene")
+                    let swapped = pair.left == 2
                     source = MemoryStereoSource(
                         left: swapped ? signal.right : signal.left, right: swapped ? signal.left : signal.right,
                         sampleRate: signal.sampleRate, name: "demo scene")

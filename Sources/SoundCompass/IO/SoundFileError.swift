@@ -54,7 +54,7 @@ public enum SoundFileError: Error, Equatable, CustomStringConvertible {
         case .noAudio: "holds no audio frames"
         case .tooFewChannels(_, let n):
             "has \(n) channel\(n == 1 ? "" : "s"); a stereo pair needs at least 2"
-        case .channelOutOfRange(_, let c, let n): "channel \(c) does not exist (the file has \(n) channels, 1…\(n))"
+        case .channelOutOfRange(_, let c, let n): "channel \(c) does not exist (there are \(n) channels, 1…\(n))"
         case .sameChannelTwice(_, let c): "channel \(c) was picked for both left and right"
         case .sampleRateTooLow(_, let rate): "sample rate \(rate) Hz is below the supported minimum of 8000 Hz"
         case .sampleRateTooHigh(_, let rate): "sample rate \(rate) Hz is above the supported maximum of 768000 Hz"

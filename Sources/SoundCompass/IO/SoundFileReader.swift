@@ -37,12 +37,7 @@ public final class SoundFileReader: StereoSource {
     public init(path: String, channels: (left: Int, right: Int)? = nil, swap: Bool = false) throws(SoundFileError) {
         let file = try SoundFile.openForReading(path: path)
         guard file.declaredFrames > 0 else { throw .noAudio(path: path) }
-        guard file.channels >= 2 else { throw .tooFewChannels(path: path, channels: file.channels) }
-        let pair = channels ?? (1, 2)
-        for c in [pair.left, pair.right] where c < 1 || c > file.channels {
-            throw .channelOutOfRange(path: path, channel: c, channels: file.channels)
-        }
-        guard pair.left != pair.right else { throw .sameChannelTwice(path: path, channel: pair.left) }
+        let pair = try Self.channelPair(channels, swap: swap, of: file.channels, path: path)
         guard Double(file.sampleRate) >= AnalysisConfiguration.minimumSampleRate else {
             throw .sampleRateTooLow(path: path, rate: file.sampleRate)
         }
@@ -53,11 +48,32 @@ public final class SoundFileReader: StereoSource {
         self.path = path
         self.sampleRate = Double(file.sampleRate)
         self.fileChannels = file.channels
-        self.channelPair = swap ? (pair.right, pair.left) : pair
+        self.channelPair = pair
         if let declared = Self.truncationNote(file.logInfo) {
             warnings.append("\(path): file is truncated (\(declared)); analysing the audio that is there")
             truncationReported = true
         }
+    }
+
+    /// Checks a choice of two channels against a stream's channel count and applies `swap`.
+    /// - Parameters:
+    ///   - requested: 1-based channel numbers for left and right; `nil` for 1 and 2.
+    ///   - swap: exchange left and right after picking the channels.
+    ///   - channels: how many channels the stream has.
+    ///   - path: the stream's name, for the error.
+    /// - Returns: the 1-based channels to read as left and right.
+    /// - Throws: ``SoundFileError`` when the stream has fewer than two channels, a channel does
+    ///   not exist or both sides pick the same one.
+    public static func channelPair(
+        _ requested: (left: Int, right: Int)?, swap: Bool, of channels: Int, path: String
+    ) throws(SoundFileError) -> (left: Int, right: Int) {
+        guard channels >= 2 else { throw .tooFewChannels(path: path, channels: channels) }
+        let pair = requested ?? (1, 2)
+        for c in [pair.left, pair.right] where c < 1 || c > channels {
+            throw .channelOutOfRange(path: path, channel: c, channels: channels)
+        }
+        guard pair.left != pair.right else { throw .sameChannelTwice(path: path, channel: pair.left) }
+        return swap ? (pair.right, pair.left) : pair
     }
 
     /// Reads up to `left.count` frames of the chosen channels.
