@@ -84,7 +84,7 @@ public struct AnalysisConfiguration: Sendable, Equatable {
         for band in usableBands where band.high - band.low < 2 * sampleRate / Double(frameLength) {
             throw .bandTooNarrow(band.name, frame: frameLength)
         }
-        let maxLag = (array.maximumDelay + abs(array.delayOffset)) * sampleRate
+        let maxLag = maximumLagSamples
         guard maxLag * 2 + 8 < Double(frameLength) else {
             throw .frameShorterThanArray(frameLength, maxLagSamples: maxLag)
         }
@@ -92,6 +92,10 @@ public struct AnalysisConfiguration: Sendable, Equatable {
 
     /// The bands that will be analysed: ``bands`` without those above 0.45·fs.
     public var usableBands: [BandSpec] { BandSpec.usable(bands, sampleRate: sampleRate) }
+
+    /// The largest lag GCC-PHAT must search, in samples: the array's largest physical delay plus
+    /// the calibrated channel delay, times the sample rate.
+    public var maximumLagSamples: Double { (array.maximumDelay + abs(array.delayOffset)) * sampleRate }
 
     /// Frame duration in seconds.
     public var frameDuration: Double { Double(frameLength) / sampleRate }

@@ -46,9 +46,8 @@ public final class DirectionEstimator {
     public init(configuration: AnalysisConfiguration) {
         self.configuration = configuration
         let fs = configuration.sampleRate
-        let maxLag = (configuration.array.maximumDelay + abs(configuration.array.delayOffset)) * fs
         self.gccPhat = GCCPHAT(
-            frameLength: configuration.frameLength, maxLagSamples: maxLag,
+            frameLength: configuration.frameLength, maxLagSamples: configuration.maximumLagSamples,
             coherenceSmoothing: Float(configuration.coherenceSmoothing),
             diffuseCoherenceDelaySamples: configuration.array.diffuseCoherenceDelay.map { $0 * fs })
         let n = gccPhat.fftSize

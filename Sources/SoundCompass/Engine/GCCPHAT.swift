@@ -104,7 +104,8 @@ public final class GCCPHAT {
     let rightSpectrum: AlignedFloats
     /// The weighted cross-spectrum `G[k]` of the last frame (interleaved complex).
     let whitened: AlignedFloats
-    /// Magnitude-squared coherence of each bin over recent frames (1 without coherence weighting).
+    /// Magnitude-squared coherence of each bin over recent frames, in excess of the diffuse
+    /// field's (see the type's notes; 1 without coherence weighting).
     let binCoherence: AlignedFloats
     /// Recursive averages of the auto- and cross-spectra over recent frames, for the
     /// coherence weighting (interleaved complex for the cross-spectrum).
