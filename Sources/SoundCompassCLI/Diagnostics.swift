@@ -40,6 +40,13 @@ struct CLIFailure: Error {
             default: .dataError
             }
             self.init(error.description, status: status)
+        case let error as ALSAError:
+            switch error {
+            case .noSuchDevice, .busy, .unsupported:
+                self.init("\(error.description) (run 'soundcompass devices' to list capture devices)", status: .noInput)
+            case .deviceGone, .failed:
+                self.init(error.description, status: .ioError)
+            }
         case let error as ConfigurationError:
             self.init(error.description, status: .usage)
         case let error as LineSink.Failure:

@@ -105,6 +105,18 @@ struct AnalysisOptions: ParsableArguments {
         return (left, right)
     }
 
+    /// `--channels` for a live stream: `L,R` picks a pair; a single `N` says the stream has `N`
+    /// channels, of which 1 and 2 are used.
+    func channelSelection(for inputName: String) throws -> (pair: (left: Int, right: Int)?, count: Int?) {
+        if let channels, let count = Int(channels.trimmingCharacters(in: .whitespaces)) {
+            guard count >= 2 else {
+                throw CLIFailure("\(inputName): --channels \(count): a stereo pair needs at least 2 channels", status: .usage)
+            }
+            return (nil, count)
+        }
+        return (try channelPair(for: inputName), nil)
+    }
+
     /// The analysis settings for a sample rate.
     func configuration(sampleRate: Double) -> AnalysisConfiguration {
         let model = ArrayModel(kind: array, spacing: spacing, headRadius: headRadius, ildGain: ildGain)

@@ -50,7 +50,7 @@ final class SoundFile {
 
     /// File formats the writer can produce.
     enum WriteFormat {
-        case wavFloat, wav16, wav24, wavex24, flac16, flac24, aiff16, oggVorbis
+        case wavFloat, wav16, wav24, wavex24, flac16, flac24, aiff16, oggVorbis, rawFloat, raw16, raw32
         var code: Int32 {
             let value = switch self {
             case .wavFloat: SF_FORMAT_WAV | SF_FORMAT_FLOAT
@@ -61,6 +61,9 @@ final class SoundFile {
             case .flac24: SF_FORMAT_FLAC | SF_FORMAT_PCM_24
             case .aiff16: SF_FORMAT_AIFF | SF_FORMAT_PCM_16
             case .oggVorbis: SF_FORMAT_OGG | SF_FORMAT_VORBIS
+            case .rawFloat: SF_FORMAT_RAW | SF_FORMAT_FLOAT | SF_ENDIAN_LITTLE
+            case .raw16: SF_FORMAT_RAW | SF_FORMAT_PCM_16 | SF_ENDIAN_LITTLE
+            case .raw32: SF_FORMAT_RAW | SF_FORMAT_PCM_32 | SF_ENDIAN_LITTLE
             }
             return Int32(value)
         }

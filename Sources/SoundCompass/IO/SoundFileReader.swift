@@ -133,6 +133,13 @@ public final class SoundFileWriter {
         case aiff16 = "aiff16"
         /// Ogg Vorbis (lossy).
         case ogg = "ogg"
+        /// Headerless interleaved 32-bit float, little-endian (for replaying through ALSA's
+        /// file plugin or `live --input`).
+        case rawF32 = "raw-f32le"
+        /// Headerless interleaved 16-bit PCM, little-endian.
+        case rawS16 = "raw-s16le"
+        /// Headerless interleaved 32-bit PCM, little-endian.
+        case rawS32 = "raw-s32le"
 
         var soundFileFormat: SoundFile.WriteFormat {
             switch self {
@@ -144,6 +151,9 @@ public final class SoundFileWriter {
             case .flac24: .flac24
             case .aiff16: .aiff16
             case .ogg: .oggVorbis
+            case .rawF32: .rawFloat
+            case .rawS16: .raw16
+            case .rawS32: .raw32
             }
         }
     }

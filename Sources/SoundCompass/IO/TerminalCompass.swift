@@ -1,0 +1,272 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Draws a live compass on a terminal and redraws it in place:
+///
+/// ```
+///  L ├─────────┼─────────┼─────────┼────●────┼─────────┼─────────┤ R
+///   -90       -60       -30        0        30        60        90
+///                                      s    a
+///   +38.2°  right       conf 0.83 ▕████████  ▏  level  -23.4 dBFS ▕██████          ▏
+///   bands: l low  s speech  a alert  h high     12.3 s  578 frames  0 overruns
+/// ```
+///
+/// The dial runs from 90° left to 90° right with a marker at the tracked azimuth (● while the
+/// sound is active, ○ at the last bearing while it is quiet); the row under the scale puts each
+/// confident band's initial at its own azimuth. A resolved bearing behind (beyond ±90°) is drawn
+/// mirrored onto the dial and labelled "behind".
+///
+/// ``update(_:)`` keeps what the next drawing needs in preallocated storage and ``draw(status:)``
+/// renders into a reused byte buffer, so neither allocates once the first drawing is done.
+public final class TerminalCompass {
+    /// Figures for the status line.
+    public struct Status: Sendable {
+        /// Stream time, seconds.
+        public var streamSeconds: Double
+        /// Records so far.
+        public var frames: Int
+        /// Overruns so far.
+        public var overruns: Int
+
+        public init(streamSeconds: Double, frames: Int, overruns: Int) {
+            self.streamSeconds = streamSeconds
+            self.frames = frames
+            self.overruns = overruns
+        }
+    }
+
+    /// Lines one drawing takes.
+    public static let lineCount = 5
+    private let sink: LineSink
+    private let width: Int
+    private let bandInitials: [UInt8]
+    private let legend: [UInt8]
+    private var bandAzimuths: [Double]
+    private var bandConfidences: [Double]
+    private var azimuth = 0.0
+    private var lateral = 0.0
+    private var confidence = 0.0
+    private var level = -160.0
+    private var active = false
+    private var hemisphere = Hemisphere.unknown
+    private var hasBearing = false
+    private var cells: [UInt8]
+    private var line: [UInt8] = []
+    private var drawn = false
+
+    /// - Parameters:
+    ///   - sink: the terminal.
+    ///   - columns: the terminal's width in columns (the drawing uses up to 100 of them).
+    ///   - bandNames: the analysis's band names, in record order.
+    public init(sink: LineSink, columns: Int, bandNames: [String]) {
+        self.sink = sink
+        self.width = max(40, min(columns, 100))
+        let initials = bandNames.map { $0.utf8.first.map { UInt8(ascii: "a") <= $0 && $0 <= UInt8(ascii: "z") ? $0 : UInt8(ascii: "*") } ?? UInt8(ascii: "*") }
+        self.bandInitials = initials
+        var legend = Array("bands:".utf8)
+        for (initial, name) in zip(initials, bandNames) {
+            legend += [UInt8(ascii: " "), initial, UInt8(ascii: " ")] + Array(name.utf8) + [UInt8(ascii: " ")]
+        }
+        self.legend = bandNames.isEmpty ? [] : legend
+        self.bandAzimuths = [Double](repeating: 0, count: bandNames.count)
+        self.bandConfidences = [Double](repeating: 0, count: bandNames.count)
+        self.cells = [UInt8](repeating: 0, count: 100)
+        line.reserveCapacity(4096)
+    }
+
+    /// Width of the dial in cells, between its end marks.
+    private var dialCells: Int { width - 6 }
+
+    /// Takes in one record; keeps only what the drawing needs.
+    public func update(_ record: AnalysisRecord) {
+        active = record.active && record.confidence > 0
+        if active || !hasBearing {
+            azimuth = record.azimuth
+            lateral = record.lateral
+            hemisphere = record.hemisphere
+            hasBearing = hasBearing || active
+        }
+        confidence = record.confidence
+        level = record.levelDBFS
+        for (i, band) in record.bands.enumerated() where i < bandAzimuths.count {
+            bandAzimuths[i] = band.azimuth
+            bandConfidences[i] = active ? band.confidence : 0
+        }
+    }
+
+    /// Draws the compass, replacing the previous drawing.
+    /// - Throws: ``LineSink/Failure`` when the terminal cannot be written.
+    public func draw(status: Status) throws(LineSink.Failure) {
+        line.removeAll(keepingCapacity: true)
+        if drawn {
+            // Back to the first line of the previous drawing.
+            append("\u{1B}[")
+            NumberFormatting.appendInteger(UInt64(Self.lineCount), to: &line)
+            append("F")
+        } else {
+            append("\u{1B}[?25l")  // hide the cursor while drawing
+        }
+        drawDial()
+        drawScale()
+        drawBands()
+        drawReadout()
+        drawStatus(status)
+        try sink.write(line)
+        drawn = true
+    }
+
+    /// Leaves the last drawing on screen and shows the cursor again.
+    public func finish() {
+        guard drawn else { return }
+        try? sink.write(Array("\u{1B}[?25h".utf8))
+        drawn = false
+    }
+
+    /// Bytes that show the cursor again: for a signal handler to write if the process is
+    /// stopped part-way.
+    public static let restoreCursor = "\u{1B}[?25h"
+
+    // MARK: - Lines
+
+    private func beginLine() { append("\u{1B}[2K") }
+    private func endLine() { line.append(UInt8(ascii: "\n")) }
+
+    /// The dial cell of an azimuth; bearings behind are mirrored onto the front.
+    private func cell(for azimuth: Double) -> Int {
+        var a = azimuth
+        if a > 90 { a = 180 - a } else if a < -90 { a = -180 - a }
+        let position = ((max(-90, min(90, a)) + 90) / 180 * Double(dialCells - 1)).rounded()
+        return Int(position.isFinite ? position : 0)
+    }
+
+    private func drawDial() {
+        beginLine()
+        append(" L ├")
+        let marker = hasBearing ? cell(for: azimuth) : -1
+        for c in 0..<dialCells {
+            if c == marker {
+                append(active ? "●" : "○")
+            } else if isTick(c) {
+                append("┼")
+            } else {
+                append("─")
+            }
+        }
+        append("┤ R")
+        endLine()
+    }
+
+    private func isTick(_ c: Int) -> Bool {
+        for degrees in stride(from: -60.0, through: 60.0, by: 30.0) where cell(for: degrees) == c { return true }
+        return false
+    }
+
+    private func drawScale() {
+        beginLine()
+        for c in 0..<(dialCells + 4) { cells[min(c, cells.count - 1)] = UInt8(ascii: " ") }
+        let count = min(dialCells + 4, cells.count)
+        for degrees in stride(from: -90, through: 90, by: 30) {
+            // Label centred under its tick (the dial starts 4 columns in).
+            var text: (UInt8, UInt8, UInt8) = (0, 0, 0)
+            let magnitude = abs(degrees)
+            let length: Int
+            if magnitude == 0 {
+                text.0 = UInt8(ascii: "0"); length = 1
+            } else {
+                text.0 = degrees < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+")
+                text.1 = UInt8(ascii: "0") + UInt8(magnitude / 10)
+                text.2 = UInt8(ascii: "0"); length = 3
+            }
+            let centre = 4 + cell(for: Double(degrees))
+            let start = max(0, min(count - length, centre - length / 2))
+            cells[start] = text.0
+            if length == 3 { cells[start + 1] = text.1; cells[start + 2] = text.2 }
+        }
+        line.append(contentsOf: cells[0..<count])
+        endLine()
+    }
+
+    private func drawBands() {
+        beginLine()
+        let count = min(dialCells + 4, cells.count)
+        for c in 0..<count { cells[c] = UInt8(ascii: " ") }
+        for i in 0..<bandInitials.count where bandConfidences[i] >= 0.2 {
+            cells[min(count - 1, 4 + cell(for: bandAzimuths[i]))] = bandInitials[i]
+        }
+        line.append(contentsOf: cells[0..<count])
+        endLine()
+    }
+
+    private func drawReadout() {
+        beginLine()
+        append("  ")
+        if hasBearing {
+            if azimuth >= 0.05 { append("+") }
+            appendNumber(azimuth, decimals: 1)
+            append("°  ")
+            let label = active ? DirectionLabel(lateral: lateral, hemisphere: hemisphere).rawValue : "quiet"
+            line.append(contentsOf: label.utf8)
+            for _ in min(label.utf8.count, 10)..<10 { line.append(UInt8(ascii: " ")) }
+        } else {
+            append("  —      listening ")
+        }
+        append("  conf ")
+        appendNumber(confidence, decimals: 2)
+        append(" ")
+        appendMeter(confidence, cells: 10)
+        append("  level ")
+        appendNumber(max(-160, level), decimals: 1)
+        append(" dBFS ")
+        appendMeter((level + 80) / 80, cells: 16)
+        endLine()
+    }
+
+    private func drawStatus(_ status: Status) {
+        beginLine()
+        append("  ")
+        line.append(contentsOf: legend)
+        append("   ")
+        appendNumber(status.streamSeconds, decimals: 1)
+        append(" s  ")
+        NumberFormatting.appendInteger(UInt64(max(0, status.frames)), to: &line)
+        append(" frames  ")
+        NumberFormatting.appendInteger(UInt64(max(0, status.overruns)), to: &line)
+        append(status.overruns == 1 ? " overrun" : " overruns")
+        endLine()
+    }
+
+    // MARK: - Pieces
+
+    private func append(_ text: StaticString) {
+        line.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    private func appendNumber(_ value: Double, decimals: Int) {
+        NumberFormatting.appendFixed(value, decimals: decimals, to: &line)
+    }
+
+    /// A bar of `cells` cells filled to `fraction` (0…1), in eighths, between ▕ and ▏.
+    private func appendMeter(_ fraction: Double, cells: Int) {
+        let f = fraction.isFinite ? max(0, min(1, fraction)) : 0
+        let eighths = Int((f * Double(cells * 8)).rounded())
+        append("▕")
+        for c in 0..<cells {
+            let filled = max(0, min(8, eighths - c * 8))
+            switch filled {
+            case 8: append("█")
+            case 7: append("▉")
+            case 6: append("▊")
+            case 5: append("▋")
+            case 4: append("▌")
+            case 3: append("▍")
+            case 2: append("▎")
+            case 1: append("▏")
+            default: append(" ")
+            }
+        }
+        append("▏")
+    }
+}

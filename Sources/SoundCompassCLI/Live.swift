@@ -1,0 +1,190 @@
+import ArgumentParser
+import SoundCompass
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension SoundCompassCommand {
+    struct Live: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Live bearings from an ALSA capture device, or from raw PCM on standard input.",
+            discussion: """
+                On a terminal, draws a compass that redraws in place (up to 20 times a second). \
+                Piped or with --format, writes one record per analysis frame, as analyze does. \
+                Ctrl-C stops and prints a summary on stderr (stream time, frames, overruns, \
+                processing latency). ALSA's file plugin can replay a recording as a capture \
+                device: see Docs/Live.md.
+                """)
+
+        @Option(help: ArgumentHelp("ALSA capture device, any PCM name arecord -D takes (default: default). See 'soundcompass devices'.", valueName: "name"))
+        var device: String?
+
+        @Option(help: ArgumentHelp("Read interleaved raw PCM from this file or FIFO instead of a device; '-' for standard input.", valueName: "path|-"))
+        var input: String?
+
+        @Option(help: ArgumentHelp("Sample rate, Hz (a device may give the nearest it supports).", valueName: "Hz"))
+        var rate: Int = 48000
+
+        @Option(help: ArgumentHelp("Frames read at a time (default: the analysis hop).", valueName: "frames"))
+        var period: Int?
+
+        @Option(help: ArgumentHelp("Device sample format: auto (FLOAT_LE, else S32_LE, S24_LE, S24_3LE, S16_LE) or one of those.", valueName: "format"))
+        var sampleFormat: String = "auto"
+
+        @Option(help: "Encoding of raw PCM from --input.")
+        var rawFormat: PCMEncoding = .float32
+
+        @Option(help: ArgumentHelp("Channels per frame of raw PCM from --input (default: 2, or the highest channel --channels names).", valueName: "n"))
+        var rawChannels: Int?
+
+        @Option(help: ArgumentHelp("Stop after this much stream time (samples captured), seconds.", valueName: "seconds"))
+        var duration: Double?
+
+        /// Test seam: read calls (1-based) that report an overrun instead of reading.
+        @Option(name: .customLong("inject-overrun"), help: ArgumentHelp(visibility: .private))
+        var injectedOverruns: [Int] = []
+
+        @OptionGroup(title: "Analysis")
+        var analysis: AnalysisOptions
+
+        @OptionGroup(title: "Output")
+        var output: OutputOptions
+
+        @Flag(name: .shortAndLong, help: "Print no settings line or summary on stderr.")
+        var quiet = false
+
+        func validate() throws {
+            if device != nil && input != nil { throw ValidationError("--device and --input cannot be used together") }
+            guard rate >= 8000, rate <= 768_000 else { throw ValidationError("--rate must be 8000…768000 Hz, got \(rate)") }
+            if let period, !(16...1 << 20).contains(period) {
+                throw ValidationError("--period must be 16…1048576 frames, got \(period)")
+            }
+            if let duration, !(duration.isFinite && duration > 0) {
+                throw ValidationError("--duration must be a positive number of seconds, got \(duration)")
+            }
+            if sampleFormat.lowercased() != "auto" && PCMEncoding(name: sampleFormat) == nil {
+                throw ValidationError(
+                    "--sample-format must be auto or one of \(PCMEncoding.preference.map(\.alsaName).joined(separator: ", ")), got \(sampleFormat)")
+            }
+            if let rawChannels, !(1...1024).contains(rawChannels) {
+                throw ValidationError("--raw-channels must be 1…1024, got \(rawChannels)")
+            }
+            if input == nil && rawChannels != nil { throw ValidationError("--raw-channels applies to --input only") }
+        }
+
+        func run() throws {
+            try Diagnostics.reportingFailures {
+                let source = try openSource()
+                try analyse(source)
+            }
+        }
+
+        // MARK: - Source
+
+        private var inputName: String { input.map { $0 == "-" ? "standard input" : $0 } ?? device ?? "default" }
+
+        private func openSource() throws -> any CaptureSource {
+            let selection = try analysis.channelSelection(for: inputName)
+            // The default period is the analysis hop, so every read completes one frame.
+            let period = self.period ?? analysis.configuration(sampleRate: Double(rate)).hopLength
+            if let input {
+                let count = rawChannels ?? selection.count ?? max(2, selection.pair?.left ?? 0, selection.pair?.right ?? 0)
+                let source = try RawPCMSource(
+                    path: input, encoding: rawFormat, sampleRate: rate, channelCount: count, channels: selection.pair,
+                    swap: analysis.swap, periodFrames: period)
+                source.stopRequested = { Interrupt.isRequested }
+                return source
+            }
+            let settings = ALSACaptureSettings(
+                device: device ?? "default", sampleRate: rate, periodFrames: period, channels: selection.pair,
+                channelCount: selection.count, encoding: PCMEncoding(name: sampleFormat), swap: analysis.swap,
+                injectedFaults: Dictionary(injectedOverruns.map { ($0, -EPIPE) }, uniquingKeysWith: { a, _ in a }))
+            let source = try ALSACaptureSource(settings: settings)
+            source.stopRequested = { Interrupt.isRequested }
+            return source
+        }
+
+        // MARK: - Run
+
+        private func analyse(_ source: any CaptureSource) throws {
+            let config = analysis.configuration(sampleRate: source.sampleRate)
+            do { try config.validate() } catch {
+                throw CLIFailure("\(source.name): \(error.description)", status: .usage)
+            }
+            let analyzer = try StreamingAnalyzer(configuration: config)
+            let stdout = LineSink.standardOutput()
+            let bandNames = config.usableBands.map(\.name)
+            let showCompass = stdout.isTerminal && (output.format == nil || output.output != nil)
+            let writer: RecordWriter? = output.output != nil || !showCompass
+                ? try output.makeWriter(input: input, bandNames: bandNames) : nil
+            let compass = showCompass
+                ? TerminalCompass(sink: stdout, columns: Self.terminalColumns(), bandNames: bandNames) : nil
+            for warning in source.warnings { Diagnostics.warning(warning) }
+            if !quiet {
+                Diagnostics.note(source.streamDescription)
+                Diagnostics.note("analysis: \(analysis.describe(config))")
+            }
+            Interrupt.install(restoringTerminal: compass != nil ? TerminalCompass.restoreCursor : "")
+            defer { compass?.finish() }
+
+            let session = LiveAnalysis(source: source, analyzer: analyzer, duration: duration)
+            try writer?.writeHeader()
+            var lastDraw: UInt64 = 0
+            func status() -> TerminalCompass.Status {
+                TerminalCompass.Status(
+                    streamSeconds: Double(analyzer.samplesProcessed) / source.sampleRate,
+                    frames: analyzer.framesAnalysed, overruns: source.overrunCount)
+            }
+            let summary = try session.run(
+                shouldStop: { Interrupt.isRequested },
+                emit: { record in
+                    try writer?.write(record)
+                    compass?.update(record)
+                },
+                periodDone: {
+                    guard let compass else { return }
+                    let now = MonotonicClock.now()
+                    // At most 20 drawings a second.
+                    if now &- lastDraw >= 50_000_000 {
+                        try compass.draw(status: status())
+                        lastDraw = now
+                    }
+                })
+            try compass?.draw(status: status())
+            compass?.finish()
+            for warning in source.warnings { Diagnostics.warning(warning) }
+            if analyzer.nonFiniteSampleCount > 0 {
+                Diagnostics.warning("\(source.name): \(analyzer.nonFiniteSampleCount) NaN/Inf samples were replaced by 0")
+            }
+            if !quiet { Diagnostics.note(Self.describe(summary, source: source)) }
+        }
+
+        static func describe(_ summary: LiveAnalysis.Summary, source: any CaptureSource) -> String {
+            func ms(_ seconds: Double?) -> String {
+                guard let seconds else { return "–" }
+                return String(Double(Int((seconds * 1e5).rounded())) / 100)
+            }
+            let ending = switch summary.ending {
+            case .duration: "duration reached"
+            case .endOfStream: "end of stream"
+            case .stopped: "stopped"
+            }
+            let l = summary.latency
+            return "\(ending): stream \(String(Double(Int((summary.streamSeconds * 1000).rounded())) / 1000)) s, "
+                + "\(summary.frames) frames, \(summary.overruns) overrun\(summary.overruns == 1 ? "" : "s")"
+                + (summary.suspends > 0 ? ", \(summary.suspends) suspend\(summary.suspends == 1 ? "" : "s")" : "")
+                + "; processing latency p50 \(ms(l.quantile(0.5))) ms, p99 \(ms(l.quantile(0.99))) ms, "
+                + "max \(ms(l.count > 0 ? l.maximum : nil)) ms over \(summary.periods) periods"
+        }
+
+        /// The terminal's width in columns (80 when it cannot be asked).
+        static func terminalColumns() -> Int {
+            var size = winsize()
+            if ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+            return 80
+        }
+    }
+}
+
+extension PCMEncoding: ExpressibleByArgument {}
