@@ -41,6 +41,9 @@ extension SoundCompassCommand {
         @Option(help: ArgumentHelp("Stop after this much stream time (samples captured), seconds.", valueName: "seconds"))
         var duration: Double?
 
+        @Flag(help: "Pace the analysis to real time: for a replayed recording, which ALSA delivers as fast as it can.")
+        var realTime = false
+
         /// Test seam: read calls (1-based) that report an overrun instead of reading.
         @Option(name: .customLong("inject-overrun"), help: ArgumentHelp(visibility: .private))
         var injectedOverruns: [Int] = []
@@ -128,7 +131,7 @@ extension SoundCompassCommand {
             Interrupt.install(restoringTerminal: compass != nil ? TerminalCompass.restoreCursor : "")
             defer { compass?.finish() }
 
-            let session = LiveAnalysis(source: source, analyzer: analyzer, duration: duration)
+            let session = LiveAnalysis(source: source, analyzer: analyzer, duration: duration, realTime: realTime)
             try writer?.writeHeader()
             var lastDraw: UInt64 = 0
             func status() -> TerminalCompass.Status {

@@ -18,12 +18,12 @@ struct BadInputTests {
     /// Builds the bad files once per test in a fresh directory.
     static func makeFiles(in directory: TemporaryDirectory) throws {
         let fm = FileManager.default
-        fm.createFile(atPath: directory.path("empty.wav"), contents: Data())
+        #expect(fm.createFile(atPath: directory.path("empty.wav"), contents: Data()))
         try "time,azimuth\n0,1\n".write(toFile: directory.path("text.wav"), atomically: true, encoding: .utf8)
         var random = SeededRandom(seed: 77)
         let garbage = Array("RIFF".utf8) + [0xFF, 0xFF, 0, 0] + Array("WAVE".utf8) + (0..<300).map { _ in UInt8(truncatingIfNeeded: random.next()) }
-        fm.createFile(atPath: directory.path("garbage.wav"), contents: Data(garbage))
-        fm.createFile(atPath: directory.path("noise.wav"), contents: Data((0..<4000).map { _ in UInt8(truncatingIfNeeded: random.next()) }))
+        #expect(fm.createFile(atPath: directory.path("garbage.wav"), contents: Data(garbage)))
+        #expect(fm.createFile(atPath: directory.path("noise.wav"), contents: Data((0..<4000).map { _ in UInt8(truncatingIfNeeded: random.next()) })))
         #expect(try CLI.run(["synth", directory.path("stereo.wav"), "--duration", "0.5", "--truth", "none"]).status == 0)
         #expect(try CLI.run(["synth", directory.path("rate8k.wav"), "--duration", "0.5", "--rate", "8000", "--truth", "none"]).status == 0)
         // Mono and 4 kHz files, written byte by byte (synth refuses rates below 8 kHz).

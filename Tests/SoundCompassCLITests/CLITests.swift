@@ -20,16 +20,61 @@ enum CLI {
         var stderrLines: [Substring] { stderr.split(separator: "\n") }
     }
 
-    static func run(_ arguments: [String], stdin: Data? = nil) throws -> Result {
+    /// Runs the binary to completion.
+    /// - Parameters:
+    ///   - arguments: its arguments.
+    ///   - stdin: bytes for its standard input (none: /dev/null).
+    ///   - environment: variables added to this process's environment.
+    ///   - interruptAfter: send SIGINT after this many seconds.
+    static func run(
+        _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:], interruptAfter: Double? = nil
+    ) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        let input = stdin.map { _ in Pipe() }
+        process.standardInput = input ?? FileHandle.nullDevice
+        try process.run()
+        // Drain both pipes (and feed stdin) concurrently so a large output cannot block the child.
+        nonisolated(unsafe) var errData = Data()
+        let group = DispatchGroup()
+        group.enter()
+        DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        if let input, let stdin {
+            group.enter()
+            DispatchQueue.global().async {
+                try? input.fileHandleForWriting.write(contentsOf: stdin)
+                try? input.fileHandleForWriting.close()
+                group.leave()
+            }
+        }
+        if let interruptAfter {
+            DispatchQueue.global().asyncAfter(deadline: .now() + interruptAfter) { process.interrupt() }
+        }
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                      stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// Runs a shell command line (`bash -o pipefail -c`), with `soundcompass` standing for the binary.
+    static func shell(_ command: String, environment: [String: String] = [:]) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = ["-o", "pipefail", "-c", command.replacingOccurrences(of: "soundcompass", with: "'\(executable.path)'")]
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        // Drain both pipes concurrently so a large output cannot block the child.
         nonisolated(unsafe) var errData = Data()
         let group = DispatchGroup()
         group.enter()

@@ -63,7 +63,8 @@ public final class TerminalCompass {
     ///   - bandNames: the analysis's band names, in record order.
     public init(sink: LineSink, columns: Int, bandNames: [String]) {
         self.sink = sink
-        self.width = max(40, min(columns, 100))
+        // One column spare: writing the last column makes some terminals wrap.
+        self.width = max(40, min(columns - 1, 100))
         let initials = bandNames.map { $0.utf8.first.map { UInt8(ascii: "a") <= $0 && $0 <= UInt8(ascii: "z") ? $0 : UInt8(ascii: "*") } ?? UInt8(ascii: "*") }
         self.bandInitials = initials
         var legend = Array("bands:".utf8)
@@ -77,8 +78,8 @@ public final class TerminalCompass {
         line.reserveCapacity(4096)
     }
 
-    /// Width of the dial in cells, between its end marks.
-    private var dialCells: Int { width - 6 }
+    /// Width of the dial in cells, between its end marks (" L ├" before, "┤ R" after).
+    private var dialCells: Int { width - 7 }
 
     /// Takes in one record; keeps only what the drawing needs.
     public func update(_ record: AnalysisRecord) {

@@ -70,7 +70,10 @@ public struct ALSACaptureSettings: Sendable {
 /// ``ALSAError/deviceGone(device:)`` when the device disappears.
 ///
 /// ALSA's `file` plugin (a recording replayed as capture) never signals the end of its file;
-/// this source notices when a read leaves its buffer untouched and ends the stream there.
+/// this source notices when a read leaves its buffer untouched and ends the stream there. That
+/// holds for the plugin over a `null` slave, as ``ALSACaptureSettings/replayConfiguration(name:rawFile:refusingFloat:)``
+/// writes it; with another plugin under the replay, reads past the end give that plugin's
+/// silence, and only a duration limit ends the stream.
 public final class ALSACaptureSource: CaptureSource {
     /// The settings asked for.
     public let settings: ALSACaptureSettings

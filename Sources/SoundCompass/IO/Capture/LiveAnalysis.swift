@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// Runs a ``CaptureSource`` through a ``StreamingAnalyzer`` period by period, for as long as
 /// asked, and measures the processing latency of every period.
 ///
@@ -39,6 +45,9 @@ public final class LiveAnalysis {
     public let analyzer: StreamingAnalyzer
     /// Stream time after which the run ends, in samples; `nil` for no limit.
     public let sampleLimit: Int?
+    /// Hold each period back until its stream time has passed on the wall clock, so a source
+    /// that delivers faster than real time (a replayed file) plays at real speed.
+    public let realTime: Bool
 
     private let left: UnsafeMutableBufferPointer<Float>
     private let right: UnsafeMutableBufferPointer<Float>
@@ -47,7 +56,9 @@ public final class LiveAnalysis {
     ///   - source: the capture; its sample rate must be the analyzer's.
     ///   - analyzer: a fresh analyzer.
     ///   - duration: stream time to analyse, seconds (`nil`: until the source ends or a stop).
-    public init(source: any CaptureSource, analyzer: StreamingAnalyzer, duration: Double? = nil) {
+    ///   - realTime: pace a faster-than-real-time source to real time (see ``realTime``).
+    public init(source: any CaptureSource, analyzer: StreamingAnalyzer, duration: Double? = nil, realTime: Bool = false) {
+        self.realTime = realTime
         precondition(source.sampleRate == analyzer.configuration.sampleRate, "source and analyzer rates differ")
         self.source = source
         self.analyzer = analyzer
@@ -76,6 +87,7 @@ public final class LiveAnalysis {
             streamSeconds: 0, frames: 0, periods: 0, overruns: 0, suspends: 0, latency: LatencyHistogram(),
             ending: .endOfStream)
         var samples = 0
+        let start = MonotonicClock.now()
         while true {
             if let limit = sampleLimit, samples >= limit { summary.ending = .duration; break }
             if shouldStop() { summary.ending = .stopped; break }
@@ -97,9 +109,18 @@ public final class LiveAnalysis {
             let elapsed = MonotonicClock.now() &- source.lastReadTime
             summary.latency.record(seconds: Double(elapsed) * 1e-9)
             summary.streamSeconds = Double(samples) / source.sampleRate
+            if realTime { Self.sleep(until: start &+ UInt64(summary.streamSeconds * 1e9)) }
         }
         summary.overruns = source.overrunCount
         summary.suspends = source.suspendCount
         return summary
+    }
+
+    private static func sleep(until deadline: UInt64) {
+        let now = MonotonicClock.now()
+        guard deadline > now else { return }
+        let wait = deadline - now
+        var request = timespec(tv_sec: Int(wait / 1_000_000_000), tv_nsec: Int(wait % 1_000_000_000))
+        _ = nanosleep(&request, nil)
     }
 }
