@@ -1,0 +1,165 @@
+import Foundation
+import SoundCompass
+import TestSignals
+import TestSupport
+import Testing
+
+/// `soundcompass live` and `soundcompass devices` as a user runs them, with ALSA's `file` plugin
+/// replaying a recording as the capture device (`ALSA_CONFIG_PATH`), so no sound card is needed.
+struct LiveTests {
+    /// A 6-second recording of speech at +30°, as a WAV, raw float and raw 16-bit, and an ALSA
+    /// configuration defining `replay` (float) and `replay16` over them.
+    final class Fixture: @unchecked Sendable {
+        let directory = TemporaryDirectory()
+        var wav: String { directory.path("speech30.wav") }
+        var raw: String { directory.path("speech30.raw") }
+        var raw16: String { directory.path("speech30-16.raw") }
+        var environment: [String: String] { ["ALSA_CONFIG_PATH": "/usr/share/alsa/alsa.conf:" + directory.path("replay.conf")] }
+
+        init() throws {
+            for (path, format) in [(wav, "wav-float"), (raw, "raw-f32le"), (raw16, "raw-s16le")] {
+                let result = try CLI.run([
+                    "synth", path, "--source", "speech@30", "--duration", "6", "--file-format", format, "--truth", "none",
+                ])
+                #expect(result.status == 0, "\(result.stderr)")
+            }
+            let config = ALSACaptureSettings.replayConfiguration(name: "replay", rawFile: raw)
+                + ALSACaptureSettings.replayConfiguration(name: "replay16", rawFile: raw16)
+            try config.write(toFile: directory.path("replay.conf"), atomically: true, encoding: .utf8)
+        }
+    }
+
+    static func activeMedian(_ jsonl: String) throws -> Double {
+        let records = try CLITests.parseJSONLines(jsonl)
+        return median(records.filter { $0["active"] as? Bool == true }.compactMap { $0["azimuth"] as? Double })
+    }
+
+    @Test("live --device replay --duration 5: records, median within 1° of analyse on the WAV, exit 0")
+    func replay() throws {
+        let fixture = try Fixture()
+        let live = try CLI.run(
+            ["live", "--device", "replay", "--format", "jsonl", "--duration", "5"], environment: fixture.environment)
+        #expect(live.status == 0, "\(live.stderr)")
+        let records = try CLITests.parseJSONLines(live.stdout)
+        let expectedCount: Int = (5 * 48000 - 2048) / 1024 + 1
+        #expect(records.count == expectedCount)
+        let offline = try CLI.run(["analyze", fixture.wav, "--format", "jsonl"])
+        let liveMedian = try Self.activeMedian(live.stdout), offlineMedian = try Self.activeMedian(offline.stdout)
+        #expect(abs(liveMedian - offlineMedian) <= 1, "live \(liveMedian)°, analyze \(offlineMedian)°")
+        #expect(abs(liveMedian - 30) <= 1)
+        // The summary: stream time, frames, overruns, latency.
+        let summary = try #require(live.stderrLines.last)
+        #expect(summary.hasPrefix("soundcompass: duration reached: stream 5.0 s, 233 frames, 0 overruns; processing latency p50 "))
+        #expect(summary.contains(" ms, p99 "))
+    }
+
+    @Test("S16_LE replay is captured as 16-bit and converted: the same bearing")
+    func int16Replay() throws {
+        let fixture = try Fixture()
+        let live = try CLI.run(
+            ["live", "--device", "replay16", "--sample-format", "S16_LE", "--format", "jsonl", "--duration", "5"],
+            environment: fixture.environment)
+        #expect(live.status == 0, "\(live.stderr)")
+        #expect(live.stderrLines.first?.contains("replay16: S16_LE, 2 channels") == true)
+        #expect(abs(try Self.activeMedian(live.stdout) - 30) <= 1)
+    }
+
+    @Test("an injected overrun: capture goes on, the summary counts it, stream time has no gap or repeat")
+    func overrun() throws {
+        let fixture = try Fixture()
+        let live = try CLI.run(
+            ["live", "--device", "replay", "--format", "jsonl", "--inject-overrun", "40", "--inject-overrun", "41"],
+            environment: fixture.environment)
+        #expect(live.status == 0, "\(live.stderr)")
+        let times = try CLITests.parseJSONLines(live.stdout).compactMap { $0["time"] as? Double }
+        // The replay ends with the file: every frame of 6 s, one hop apart.
+        let expectedCount: Int = (6 * 48000 - 2048) / 1024 + 1
+        #expect(times.count == expectedCount)
+        let hop = 1024.0 / 48000
+        for (i, t) in times.enumerated() {
+            let expected = Double(i + 1) * hop
+            #expect(abs(t - expected) < 2e-6)
+        }
+        #expect(live.stderrLines.last?.contains("end of stream: stream 6.0 s, 280 frames, 2 overruns;") == true)
+    }
+
+    @Test("raw PCM on standard input and from a file")
+    func rawInput() throws {
+        let fixture = try Fixture()
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: fixture.raw16))
+        let piped = try CLI.run(["live", "--input", "-", "--raw-format", "s16le", "--format", "jsonl"], stdin: bytes)
+        #expect(piped.status == 0, "\(piped.stderr)")
+        #expect(try CLITests.parseJSONLines(piped.stdout).count == 280)
+        #expect(abs(try Self.activeMedian(piped.stdout) - 30) <= 1)
+        let file = try CLI.run(["live", "--input", fixture.raw, "--format", "csv", "-q"])
+        #expect(file.status == 0 && file.stderr.isEmpty, "\(file.stderr)")
+        #expect(file.stdout.split(separator: "\n").count == 281)
+    }
+
+    @Test("| head -3 ends quietly with exit 0 after three records")
+    func closedPipe() throws {
+        let fixture = try Fixture()
+        let result = try CLI.shell("soundcompass live --device replay --format jsonl -q | head -3", environment: fixture.environment)
+        #expect(result.status == 0)
+        #expect(result.stdout.split(separator: "\n").count == 3)
+        #expect(result.stderr.isEmpty, "\(result.stderr)")
+    }
+
+    @Test("Ctrl-C stops cleanly with a summary and exit 0")
+    func interrupt() throws {
+        let fixture = try Fixture()
+        let result = try CLI.run(
+            ["live", "--device", "replay", "--format", "jsonl", "--real-time"], environment: fixture.environment,
+            interruptAfter: 1.5)
+        #expect(result.status == 0, "\(result.stderr)")
+        let summary = try #require(result.stderrLines.last)
+        #expect(summary.hasPrefix("soundcompass: stopped: stream "), "\(summary)")
+        // Paced to real time, about 1.5 s of stream went by (generous bounds for a busy machine).
+        let records = try CLITests.parseJSONLines(result.stdout)
+        #expect(records.count > 20 && records.count < 200, "\(records.count) records")
+    }
+
+    @Test("on a terminal the compass redraws in place")
+    func compassOnTerminal() throws {
+        let fixture = try Fixture()
+        // `script` runs the command on a pseudo-terminal.
+        let command = "COLUMNS=80 soundcompass live --device replay --duration 2 --real-time"
+        let result = try CLI.shell("script -qec \"\(command)\" /dev/null", environment: fixture.environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        let screen = result.stdout
+        #expect(screen.contains("┤ R"))
+        #expect(screen.components(separatedBy: "\u{1B}[5F").count > 10, "redrawn many times in place")
+        #expect(screen.contains("duration reached: stream 2.0 s"))
+    }
+
+    @Test("an unknown device: one readable line naming it, exit 66")
+    func unknownDevice() throws {
+        let result = try CLI.run(["live", "--device", "nosuchdevice"])
+        #expect(result.status == 66)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderrLines == [
+            "soundcompass: error: nosuchdevice: no such ALSA capture device (run 'soundcompass devices' to list capture devices)",
+        ])
+    }
+
+    @Test("bad raw input and options: documented errors")
+    func badInput() throws {
+        let missing = try CLI.run(["live", "--input", "/nonexistent/x.raw"])
+        #expect(missing.status == 66)
+        #expect(missing.stderrLines == ["soundcompass: error: /nonexistent/x.raw: no such file"])
+        let both = try CLI.run(["live", "--input", "-", "--device", "hw:0"])
+        #expect(both.status == 64)
+        let channels = try CLI.run(["live", "--input", "-", "--channels", "1,3", "--raw-channels", "2"], stdin: Data())
+        #expect(channels.status == 65)
+        #expect(channels.stderrLines.last == "soundcompass: error: standard input: channel 3 does not exist (there are 2 channels, 1…2)")
+    }
+
+    @Test("devices: exits 0; with no sound card it says so")
+    func devices() throws {
+        let result = try CLI.run(["devices"])
+        #expect(result.status == 0, "\(result.stderr)")
+        if !FileManager.default.fileExists(atPath: "/dev/snd") {
+            #expect(result.stdout.hasPrefix("No sound cards: ALSA sees none on this machine"))
+        }
+    }
+}
