@@ -20,3 +20,15 @@ for format in jsonl csv text; do
     per=$(python3 -c "print(f'{($b - $a) / ($frames20 - $frames5):.3f}')")
     echo "$format: $a allocations for $frames5 frames, $b for $frames20 frames: $per per extra frame"
 done
+
+# The live path: ALSA capture (a replay through the file plugin), the live loop, the record writer.
+$bin synth "$out/alloc-5s.raw" --duration 5 --source speech@-30 --snr 20 --file-format raw-f32le --truth none 2>/dev/null
+$bin synth "$out/alloc-20s.raw" --duration 20 --source speech@-30 --snr 20 --file-format raw-f32le --truth none 2>/dev/null
+conf="$out/alloc-replay.conf"
+printf 'pcm.r5 { type file; slave.pcm { type null }; file "/dev/null"; infile "%s"; format "raw" }\npcm.r20 { type file; slave.pcm { type null }; file "/dev/null"; infile "%s"; format "raw" }\n' \
+    "$PWD/$out/alloc-5s.raw" "$PWD/$out/alloc-20s.raw" > "$conf"
+liveallocs() { ALSA_CONFIG_PATH="/usr/share/alsa/alsa.conf:$PWD/$conf" valgrind --tool=memcheck "$bin" live --device "$1" -q --format jsonl 2>&1 >/dev/null | sed -n 's/.*total heap usage: \([0-9,]*\) allocs.*/\1/p' | tr -d ,; }
+a=$(liveallocs r5)
+b=$(liveallocs r20)
+per=$(python3 -c "print(f'{($b - $a) / ($frames20 - $frames5):.3f}')")
+echo "live (ALSA replay, jsonl): $a allocations for $frames5 frames, $b for $frames20 frames: $per per extra frame"

@@ -13,7 +13,7 @@ struct SoundFileTests {
         return (records, reader)
     }
 
-    @Test("every container and sample format reads back to the same bearing", arguments: SoundFileWriter.Format.allCases)
+    @Test("every container and sample format reads back to the same bearing", arguments: SoundFileWriter.Format.allCases.filter { !$0.isHeaderless })
     func formats(format: SoundFileWriter.Format) throws {
         let directory = TemporaryDirectory()
         let signal = stillSource(azimuth: 30, sampleRate: 44100, duration: 0.6)

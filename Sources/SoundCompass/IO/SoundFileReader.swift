@@ -141,6 +141,10 @@ public final class SoundFileWriter {
         /// Headerless interleaved 32-bit PCM, little-endian.
         case rawS32 = "raw-s32le"
 
+        /// True for the raw formats, which carry no header and so cannot be read back as a
+        /// sound file (read them with ``RawPCMSource``).
+        public var isHeaderless: Bool { self == .rawF32 || self == .rawS16 || self == .rawS32 }
+
         var soundFileFormat: SoundFile.WriteFormat {
             switch self {
             case .wavFloat: .wavFloat
