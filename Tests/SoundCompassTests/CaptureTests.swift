@@ -287,7 +287,7 @@ struct CaptureTests {
         let bands = Array(lines[2])
         #expect(bands.firstIndex(of: "l") == 4 + Int((60.0 / 180 * 71).rounded()))
         #expect(!bands.contains("s"))
-        #expect(lines[3].contains("+45.0°  far right"))
+        #expect(lines[3].hasPrefix("   +45.0°  far right"))
         #expect(lines[4].contains("1.6 s  75 frames  1 overrun"))
         #expect(text.hasSuffix("\u{1B}[?25h"))
     }

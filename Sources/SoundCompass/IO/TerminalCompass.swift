@@ -10,7 +10,7 @@ import Musl
 ///  L ├─────────┼─────────┼─────────┼────●────┼─────────┼─────────┤ R
 ///   -90       -60       -30        0        30        60        90
 ///                                      s    a
-///   +38.2°  right       conf 0.83 ▕████████  ▏  level  -23.4 dBFS ▕██████          ▏
+///    +38.2°  right       conf 0.83 ▕████████  ▏  level  -23.4 dBFS ▕██████          ▏
 ///   bands: l low  s speech  a alert  h high     12.3 s  578 frames  0 overruns
 /// ```
 ///
@@ -55,6 +55,7 @@ public final class TerminalCompass {
     private var hasBearing = false
     private var cells: [UInt8]
     private var line: [UInt8] = []
+    private var digits: [UInt8] = []
     private var drawn = false
 
     /// - Parameters:
@@ -76,6 +77,7 @@ public final class TerminalCompass {
         self.bandConfidences = [Double](repeating: 0, count: bandNames.count)
         self.cells = [UInt8](repeating: 0, count: 100)
         line.reserveCapacity(4096)
+        digits.reserveCapacity(32)
     }
 
     /// Width of the dial in cells, between its end marks (" L ├" before, "┤ R" after).
@@ -205,14 +207,18 @@ public final class TerminalCompass {
         beginLine()
         append("  ")
         if hasBearing {
-            if azimuth >= 0.05 { append("+") }
-            appendNumber(azimuth, decimals: 1)
+            // Right-aligned in six columns ("-135.0" at most), so the rest of the line stays put.
+            digits.removeAll(keepingCapacity: true)
+            if azimuth >= 0.05 { digits.append(UInt8(ascii: "+")) }
+            NumberFormatting.appendFixed(azimuth, decimals: 1, to: &digits)
+            for _ in min(digits.count, 6)..<6 { line.append(UInt8(ascii: " ")) }
+            line.append(contentsOf: digits)
             append("°  ")
             let label = active ? DirectionLabel(lateral: lateral, hemisphere: hemisphere).rawValue : "quiet"
             line.append(contentsOf: label.utf8)
             for _ in min(label.utf8.count, 10)..<10 { line.append(UInt8(ascii: " ")) }
         } else {
-            append("  —      listening ")
+            append("     —   listening ")
         }
         append("  conf ")
         appendNumber(confidence, decimals: 2)
