@@ -32,3 +32,12 @@ a=$(liveallocs r5)
 b=$(liveallocs r20)
 per=$(python3 -c "print(f'{($b - $a) / ($frames20 - $frames5):.3f}')")
 echo "live (ALSA replay, jsonl): $a allocations for $frames5 frames, $b for $frames20 frames: $per per extra frame"
+
+# The same with the terminal compass, on a pseudo-terminal (`script`, from util-linux).
+if command -v script >/dev/null; then
+    compassallocs() { script -qec "ALSA_CONFIG_PATH=/usr/share/alsa/alsa.conf:$PWD/$conf valgrind --tool=memcheck $bin live --device $1 -q" /dev/null 2>&1 | sed -n 's/.*total heap usage: \([0-9,]*\) allocs.*/\1/p' | tr -d ,; }
+    a=$(compassallocs r5)
+    b=$(compassallocs r20)
+    per=$(python3 -c "print(f'{($b - $a) / ($frames20 - $frames5):.3f}')")
+    echo "live (ALSA replay, compass on a terminal): $a allocations for $frames5 frames, $b for $frames20 frames: $per per extra frame"
+fi
