@@ -42,6 +42,10 @@ struct CLIFailure: Error {
             self.init(error.description, status: status)
         case let error as ALSAError:
             switch error {
+            case .noSuchDevice where ALSADevices.scan().cards.isEmpty:
+                self.init(
+                    "\(error.description); this machine has no sound card (to replay a recording instead, see Docs/Live.md)",
+                    status: .noInput)
             case .noSuchDevice, .busy, .unsupported:
                 self.init("\(error.description) (run 'soundcompass devices' to list capture devices)", status: .noInput)
             case .deviceGone, .failed:

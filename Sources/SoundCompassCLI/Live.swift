@@ -123,6 +123,7 @@ extension SoundCompassCommand {
                 ? try output.makeWriter(input: input, bandNames: bandNames) : nil
             let compass = showCompass
                 ? TerminalCompass(sink: stdout, columns: Self.terminalColumns(), bandNames: bandNames) : nil
+            let openingWarnings = source.warnings.count
             for warning in source.warnings { Diagnostics.warning(warning) }
             if !quiet {
                 Diagnostics.note(source.streamDescription)
@@ -156,7 +157,7 @@ extension SoundCompassCommand {
                 })
             try compass?.draw(status: status())
             compass?.finish()
-            for warning in source.warnings { Diagnostics.warning(warning) }
+            for warning in source.warnings.dropFirst(openingWarnings) { Diagnostics.warning(warning) }
             if analyzer.nonFiniteSampleCount > 0 {
                 Diagnostics.warning("\(source.name): \(analyzer.nonFiniteSampleCount) NaN/Inf samples were replaced by 0")
             }

@@ -119,7 +119,7 @@ struct LiveTests {
         #expect(records.count > 20 && records.count < 200, "\(records.count) records")
     }
 
-    @Test("on a terminal the compass redraws in place")
+    @Test("on a terminal the compass redraws in place", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
     func compassOnTerminal() throws {
         let fixture = try Fixture()
         // `script` runs the command on a pseudo-terminal.
@@ -137,9 +137,13 @@ struct LiveTests {
         let result = try CLI.run(["live", "--device", "nosuchdevice"])
         #expect(result.status == 66)
         #expect(result.stdout.isEmpty)
-        #expect(result.stderrLines == [
-            "soundcompass: error: nosuchdevice: no such ALSA capture device (run 'soundcompass devices' to list capture devices)",
-        ])
+        #expect(result.stderrLines.count == 1)
+        let line = try #require(result.stderrLines.first)
+        if FileManager.default.fileExists(atPath: "/dev/snd") {
+            #expect(line == "soundcompass: error: nosuchdevice: no such ALSA capture device (run 'soundcompass devices' to list capture devices)")
+        } else {
+            #expect(line == "soundcompass: error: nosuchdevice: no such ALSA capture device; this machine has no sound card (to replay a recording instead, see Docs/Live.md)")
+        }
     }
 
     @Test("bad raw input and options: documented errors")
