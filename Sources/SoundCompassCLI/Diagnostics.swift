@@ -48,6 +48,11 @@ struct CLIFailure: Error {
                     status: .noInput)
             case .noSuchDevice, .busy, .unsupported:
                 self.init("\(error.description) (run 'soundcompass devices' to list capture devices)", status: .noInput)
+            case .permissionDenied:
+                self.init(error.description, status: .noInput)
+            case .failed(_, let operation, _) where !operation.hasPrefix("reading") && !operation.hasPrefix("recovering"):
+                // Opening or setting up the device: the input cannot be used.
+                self.init(error.description, status: .noInput)
             case .deviceGone, .failed:
                 self.init(error.description, status: .ioError)
             }

@@ -77,6 +77,8 @@ extension SoundCompassCommand {
         }
 
         func run() throws {
+            // Before the device is opened, so that an early Ctrl-C also ends cleanly.
+            Interrupt.install()
             try Diagnostics.reportingFailures {
                 let source = try openSource()
                 try analyse(source)

@@ -289,6 +289,7 @@ struct CaptureTests {
         #expect(!bands.contains("s"))
         #expect(lines[3].hasPrefix("   +45.0°  far right"))
         #expect(lines[4].contains("1.6 s  75 frames  1 overrun"))
-        #expect(text.hasSuffix("\u{1B}[?25h"))
+        #expect(text.hasPrefix("\u{1B}[?25l\u{1B}[?7l"), "cursor hidden and autowrap off while drawing")
+        #expect(text.hasSuffix("\u{1B}[?7h\u{1B}[?25h"))
     }
 }

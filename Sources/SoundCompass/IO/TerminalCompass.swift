@@ -110,7 +110,9 @@ public final class TerminalCompass {
             NumberFormatting.appendInteger(UInt64(Self.lineCount), to: &line)
             append("F")
         } else {
-            append("\u{1B}[?25l")  // hide the cursor while drawing
+            // Hide the cursor, and turn off autowrap so a line wider than the terminal is cut
+            // rather than wrapped (which would break the redraw in place).
+            append("\u{1B}[?25l\u{1B}[?7l")
         }
         drawDial()
         drawScale()
@@ -124,13 +126,13 @@ public final class TerminalCompass {
     /// Leaves the last drawing on screen and shows the cursor again.
     public func finish() {
         guard drawn else { return }
-        try? sink.write(Array("\u{1B}[?25h".utf8))
+        try? sink.write(Array(Self.restoreCursor.utf8))
         drawn = false
     }
 
-    /// Bytes that show the cursor again: for a signal handler to write if the process is
-    /// stopped part-way.
-    public static let restoreCursor = "\u{1B}[?25h"
+    /// Bytes that show the cursor again and turn autowrap back on: for a signal handler to
+    /// write if the process is stopped part-way.
+    public static let restoreCursor = "\u{1B}[?7h\u{1B}[?25h"
 
     // MARK: - Lines
 

@@ -53,12 +53,14 @@ final class ALSAPCM {
     ///   - name: an ALSA PCM name (`default`, `hw:1,0`, `plughw:CARD=USB`), as `arecord -D` takes.
     ///   - configurationText: ALSA configuration to define `name` in, instead of the system's
     ///     (for example a `file` PCM that replays a recording).
-    ///   - nonBlocking: open without waiting for a busy device (for listing).
-    /// The corresponding C functions are `snd_pcm_open` and `snd_pcm_open_lconf`.
+    ///   - nonBlocking: leave the PCM in non-blocking mode (for listing). Either way the open
+    ///     itself never waits for a busy device: it fails with ``ALSAError/busy(device:)``.
+    /// The corresponding C functions are `snd_pcm_open`, `snd_pcm_open_lconf` and `snd_pcm_nonblock`.
     init(name: String, configurationText: String? = nil, nonBlocking: Bool = false) throws(ALSAError) {
         ALSACalls.silenceLibraryMessages()
         self.name = name
-        let mode: Int32 = nonBlocking ? Int32(SND_PCM_NONBLOCK) : 0
+        // Open non-blocking so a busy device fails at once instead of waiting for its holder.
+        let mode = Int32(SND_PCM_NONBLOCK)
         var pcm: OpaquePointer?
         let result: Int32
         if let configurationText {
@@ -92,10 +94,12 @@ final class ALSAPCM {
             switch -result {
             case ENOENT, ENODEV, ENXIO: throw .noSuchDevice(device: name)
             case EBUSY, EAGAIN: throw .busy(device: name)
+            case EACCES, EPERM: throw .permissionDenied(device: name)
             default: throw .failed(device: name, operation: "opening the device", code: result)
             }
         }
         handle = pcm
+        if !nonBlocking { snd_pcm_nonblock(pcm, 0) }
     }
 
     deinit {
@@ -178,7 +182,11 @@ final class ALSAPCM {
         code = snd_pcm_hw_params(handle, params)
         guard code == 0 else { throw .failed(device: name, operation: "setting the stream parameters", code: code) }
         var bufferSize: snd_pcm_uframes_t = 0, periodSize: snd_pcm_uframes_t = 0
-        snd_pcm_get_params(handle, &bufferSize, &periodSize)
+        guard snd_pcm_hw_params_get_period_size(params, &periodSize, &direction) == 0, periodSize > 0,
+            snd_pcm_hw_params_get_buffer_size(params, &bufferSize) == 0, bufferSize >= periodSize
+        else {
+            throw .unsupported(device: name, problem: "the device did not report its period and buffer sizes")
+        }
         code = snd_pcm_prepare(handle)
         guard code == 0 else { throw .failed(device: name, operation: "preparing the stream", code: code) }
         return StreamParameters(

@@ -11,6 +11,8 @@ public enum ALSAError: Error, Equatable, CustomStringConvertible {
     case noSuchDevice(device: String)
     /// Another program holds the device (`-EBUSY`).
     case busy(device: String)
+    /// The user may not open the device (`-EACCES`; on Debian, membership of the `audio` group).
+    case permissionDenied(device: String)
     /// The device cannot capture the way asked: channels, sample format, rate or period.
     case unsupported(device: String, problem: String)
     /// The device went away while capturing (unplugged: `-ENODEV`).
@@ -21,7 +23,7 @@ public enum ALSAError: Error, Equatable, CustomStringConvertible {
     /// The device the error is about.
     public var device: String {
         switch self {
-        case .noSuchDevice(let d), .busy(let d), .unsupported(let d, _), .deviceGone(let d), .failed(let d, _, _): d
+        case .noSuchDevice(let d), .busy(let d), .permissionDenied(let d), .unsupported(let d, _), .deviceGone(let d), .failed(let d, _, _): d
         }
     }
 
@@ -30,6 +32,7 @@ public enum ALSAError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .noSuchDevice: -ENOENT
         case .busy: -EBUSY
+        case .permissionDenied: -EACCES
         case .deviceGone: -ENODEV
         case .failed(_, _, let code): code
         case .unsupported: nil
@@ -44,6 +47,7 @@ public enum ALSAError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .noSuchDevice: "no such ALSA capture device"
         case .busy: "the device is busy (another program is using it)"
+        case .permissionDenied: "permission denied (is the user in the 'audio' group?)"
         case .unsupported(_, let problem): problem
         case .deviceGone: "the device disappeared while capturing"
         case .failed(_, let operation, let code): "\(operation) failed: \(ALSACalls.message(code))"

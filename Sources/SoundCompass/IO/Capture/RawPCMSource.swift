@@ -107,6 +107,12 @@ public final class RawPCMSource: CaptureSource {
             let code = errno
             if code == EINTR || code == EAGAIN {
                 if stopRequested() { ended = true; break }
+                // A non-blocking descriptor (inherited that way): wait for data, not in a spin.
+                // `poll` also returns on a signal, so Ctrl-C is still seen.
+                if code == EAGAIN {
+                    var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                    _ = poll(&request, 1, -1)
+                }
                 continue
             }
             throw SoundFileError.readFailed(path: name, reason: String(cString: strerror(code)))
