@@ -45,11 +45,7 @@ extension SoundCompassCommand {
         }
 
         private func analyse(_ source: some StereoSource) throws {
-            let config = analysis.configuration(sampleRate: source.sampleRate)
-            do { try config.validate() } catch {
-                throw CLIFailure("\(source.name): \(error.description)", status: .usage)
-            }
-            let analyzer = try StreamingAnalyzer(configuration: config)
+            let (config, analyzer) = try analysis.makeAnalyzer(for: source)
             let writer = try output.makeWriter(input: file, bandNames: config.usableBands.map(\.name))
             if file == nil && !quiet {
                 Diagnostics.note(
@@ -68,9 +64,7 @@ extension SoundCompassCommand {
             }
             progress.finish()
             for warning in source.warnings { Diagnostics.warning(warning) }
-            if analyzer.nonFiniteSampleCount > 0 {
-                Diagnostics.warning("\(source.name): \(analyzer.nonFiniteSampleCount) NaN/Inf samples were replaced by 0")
-            }
+            Diagnostics.warnReplacedSamples(analyzer, source: source)
             if analyzer.framesAnalysed == 0 {
                 Diagnostics.warning(
                     "\(source.name): shorter than one analysis frame (\(config.frameLength) samples); no records")

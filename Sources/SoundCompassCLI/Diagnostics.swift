@@ -42,7 +42,7 @@ struct CLIFailure: Error {
             self.init(error.description, status: status)
         case let error as ALSAError:
             switch error {
-            case .noSuchDevice where ALSADevices.scan().cards.isEmpty:
+            case .noSuchDevice where !ALSADevices.hasSoundCard:
                 self.init(
                     "\(error.description); this machine has no sound card (to replay a recording instead, see Docs/Live.md)",
                     status: .noInput)
@@ -101,6 +101,13 @@ enum Diagnostics {
     static func note(_ message: String) { write("soundcompass: \(message)\n") }
 
     static var isTerminal: Bool { isatty(2) == 1 }
+
+    /// Warns when the analyzer had to replace NaN/Inf samples of `source`.
+    static func warnReplacedSamples(_ analyzer: StreamingAnalyzer, source: some StereoSource) {
+        if analyzer.nonFiniteSampleCount > 0 {
+            warning("\(source.name): \(analyzer.nonFiniteSampleCount) NaN/Inf samples were replaced by 0")
+        }
+    }
 
     /// Runs `body`; any error becomes one line on stderr and its documented exit code.
     static func reportingFailures(_ body: () throws -> Void) throws {

@@ -113,11 +113,7 @@ extension SoundCompassCommand {
         // MARK: - Run
 
         private func analyse(_ source: any CaptureSource) throws {
-            let config = analysis.configuration(sampleRate: source.sampleRate)
-            do { try config.validate() } catch {
-                throw CLIFailure("\(source.name): \(error.description)", status: .usage)
-            }
-            let analyzer = try StreamingAnalyzer(configuration: config)
+            let (config, analyzer) = try analysis.makeAnalyzer(for: source)
             let stdout = LineSink.standardOutput()
             let bandNames = config.usableBands.map(\.name)
             let showCompass = stdout.isTerminal && (output.format == nil || output.output != nil)
@@ -160,13 +156,11 @@ extension SoundCompassCommand {
             try compass?.draw(status: status())
             compass?.finish()
             for warning in source.warnings.dropFirst(openingWarnings) { Diagnostics.warning(warning) }
-            if analyzer.nonFiniteSampleCount > 0 {
-                Diagnostics.warning("\(source.name): \(analyzer.nonFiniteSampleCount) NaN/Inf samples were replaced by 0")
-            }
-            if !quiet { Diagnostics.note(Self.describe(summary, source: source)) }
+            Diagnostics.warnReplacedSamples(analyzer, source: source)
+            if !quiet { Diagnostics.note(Self.describe(summary)) }
         }
 
-        static func describe(_ summary: LiveAnalysis.Summary, source: any CaptureSource) -> String {
+        static func describe(_ summary: LiveAnalysis.Summary) -> String {
             func ms(_ seconds: Double?) -> String {
                 guard let seconds else { return "–" }
                 return String(Double(Int((seconds * 1e5).rounded())) / 100)

@@ -130,6 +130,16 @@ struct AnalysisOptions: ParsableArguments {
             bands: bandList ?? BandSpec.defaults, response: response)
     }
 
+    /// The settings for `source` and a fresh analyzer with them.
+    /// - Throws: a usage error naming the source when the settings do not suit its sample rate.
+    func makeAnalyzer(for source: some StereoSource) throws -> (AnalysisConfiguration, StreamingAnalyzer) {
+        let config = configuration(sampleRate: source.sampleRate)
+        do { try config.validate() } catch {
+            throw CLIFailure("\(source.name): \(error.description)", status: .usage)
+        }
+        return (config, try StreamingAnalyzer(configuration: config))
+    }
+
     /// One line describing the settings, for stderr.
     func describe(_ config: AnalysisConfiguration) -> String {
         let ms = { (n: Int) in String(Int((Double(n) / config.sampleRate * 1000).rounded())) }

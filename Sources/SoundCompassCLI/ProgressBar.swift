@@ -1,3 +1,5 @@
+import SoundCompass
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,7 +21,7 @@ final class ProgressBar {
 
     func update(_ frames: Int) {
         guard enabled, let total = totalFrames, total > 0 else { return }
-        let now = Self.monotonicSeconds()
+        let now = Double(MonotonicClock.now()) * 1e-9
         guard now - lastDraw >= 0.1 else { return }
         lastDraw = now
         let fraction = min(1, Double(frames) / Double(total))
@@ -39,11 +41,5 @@ final class ProgressBar {
     private func clock(_ seconds: Double) -> String {
         let s = Int(seconds)
         return "\(s / 60):" + (s % 60 < 10 ? "0" : "") + "\(s % 60)"
-    }
-
-    private static func monotonicSeconds() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
     }
 }

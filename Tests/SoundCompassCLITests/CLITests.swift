@@ -32,6 +32,21 @@ enum CLI {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        return try complete(process, stdin: stdin, environment: environment, interruptAfter: interruptAfter)
+    }
+
+    /// Runs a shell command line (`bash -o pipefail -c`), with `soundcompass` standing for the binary.
+    static func shell(_ command: String, environment: [String: String] = [:]) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = ["-o", "pipefail", "-c", command.replacingOccurrences(of: "soundcompass", with: "'\(executable.path)'")]
+        return try complete(process, stdin: nil, environment: environment, interruptAfter: nil)
+    }
+
+    /// Starts `process` and waits for it, collecting its output.
+    private static func complete(
+        _ process: Process, stdin: Data?, environment: [String: String], interruptAfter: Double?
+    ) throws -> Result {
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         }
@@ -57,28 +72,6 @@ enum CLI {
         if let interruptAfter {
             DispatchQueue.global().asyncAfter(deadline: .now() + interruptAfter) { process.interrupt() }
         }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData, as: UTF8.self))
-    }
-
-    /// Runs a shell command line (`bash -o pipefail -c`), with `soundcompass` standing for the binary.
-    static func shell(_ command: String, environment: [String: String] = [:]) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["-o", "pipefail", "-c", command.replacingOccurrences(of: "soundcompass", with: "'\(executable.path)'")]
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        nonisolated(unsafe) var errData = Data()
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         group.wait()
         process.waitUntilExit()

@@ -53,7 +53,12 @@ public final class TerminalCompass {
     private var active = false
     private var hemisphere = Hemisphere.unknown
     private var hasBearing = false
+    /// Scratch for the band row.
     private var cells: [UInt8]
+    /// Dial cells of the ticks at −60, −30, 0, 30 and 60°.
+    private var tickCells: [Int] = []
+    /// The scale line, made once.
+    private var scale: [UInt8] = []
     private var line: [UInt8] = []
     private var digits: [UInt8] = []
     private var drawn = false
@@ -76,6 +81,8 @@ public final class TerminalCompass {
         self.bandAzimuths = [Double](repeating: 0, count: bandNames.count)
         self.bandConfidences = [Double](repeating: 0, count: bandNames.count)
         self.cells = [UInt8](repeating: 0, count: 100)
+        self.tickCells = stride(from: -60.0, through: 60.0, by: 30.0).map { cell(for: $0) }
+        self.scale = Self.scaleLine(width: width, cell: { self.cell(for: $0) })
         line.reserveCapacity(4096)
         digits.reserveCapacity(32)
     }
@@ -154,7 +161,7 @@ public final class TerminalCompass {
         for c in 0..<dialCells {
             if c == marker {
                 append(active ? "●" : "○")
-            } else if isTick(c) {
+            } else if tickCells.contains(c) {
                 append("┼")
             } else {
                 append("─")
@@ -164,39 +171,28 @@ public final class TerminalCompass {
         endLine()
     }
 
-    private func isTick(_ c: Int) -> Bool {
-        for degrees in stride(from: -60.0, through: 60.0, by: 30.0) where cell(for: degrees) == c { return true }
-        return false
-    }
-
     private func drawScale() {
         beginLine()
-        for c in 0..<(dialCells + 4) { cells[min(c, cells.count - 1)] = UInt8(ascii: " ") }
-        let count = min(dialCells + 4, cells.count)
-        for degrees in stride(from: -90, through: 90, by: 30) {
-            // Label centred under its tick (the dial starts 4 columns in).
-            var text: (UInt8, UInt8, UInt8) = (0, 0, 0)
-            let magnitude = abs(degrees)
-            let length: Int
-            if magnitude == 0 {
-                text.0 = UInt8(ascii: "0"); length = 1
-            } else {
-                text.0 = degrees < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+")
-                text.1 = UInt8(ascii: "0") + UInt8(magnitude / 10)
-                text.2 = UInt8(ascii: "0"); length = 3
-            }
-            let centre = 4 + cell(for: Double(degrees))
-            let start = max(0, min(count - length, centre - length / 2))
-            cells[start] = text.0
-            if length == 3 { cells[start + 1] = text.1; cells[start + 2] = text.2 }
-        }
-        line.append(contentsOf: cells[0..<count])
+        line.append(contentsOf: scale)
         endLine()
+    }
+
+    /// The scale under the dial: −90 … +90 every 30°, each label centred under its tick (the
+    /// dial starts 4 columns in). It depends only on the width, so it is made once.
+    private static func scaleLine(width: Int, cell: (Double) -> Int) -> [UInt8] {
+        var text = [UInt8](repeating: UInt8(ascii: " "), count: width - 3)
+        for degrees in stride(from: -90, through: 90, by: 30) {
+            let label = Array((degrees > 0 ? "+\(degrees)" : "\(degrees)").utf8)
+            let centre = 4 + cell(Double(degrees))
+            let start = max(0, min(text.count - label.count, centre - label.count / 2))
+            text.replaceSubrange(start..<(start + label.count), with: label)
+        }
+        return text
     }
 
     private func drawBands() {
         beginLine()
-        let count = min(dialCells + 4, cells.count)
+        let count = width - 3
         for c in 0..<count { cells[c] = UInt8(ascii: " ") }
         for i in 0..<bandInitials.count where bandConfidences[i] >= 0.2 {
             cells[min(count - 1, 4 + cell(for: bandAzimuths[i]))] = bandInitials[i]

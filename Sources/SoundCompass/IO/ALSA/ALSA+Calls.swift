@@ -114,6 +114,13 @@ final class ALSAPCM {
     /// What the device accepts. The corresponding C functions are `snd_pcm_hw_params_any` and
     /// the `snd_pcm_hw_params_get_*_min/max` and `snd_pcm_hw_params_test_format` family.
     func capabilities() throws(ALSAError) -> ALSACapabilities {
+        try withHardwareParameters { params in capabilities(params) }
+    }
+
+    /// Runs `body` with a fresh hardware-parameter space holding everything the device
+    /// accepts, freed afterwards. The corresponding C functions are `snd_pcm_hw_params_malloc`,
+    /// `snd_pcm_hw_params_any` and `snd_pcm_hw_params_free`.
+    private func withHardwareParameters<T>(_ body: (OpaquePointer) throws(ALSAError) -> T) throws(ALSAError) -> T {
         var params: OpaquePointer?
         guard snd_pcm_hw_params_malloc(&params) == 0, let params else {
             throw .failed(device: name, operation: "allocating hardware parameters", code: -ENOMEM)
@@ -121,6 +128,10 @@ final class ALSAPCM {
         defer { snd_pcm_hw_params_free(params) }
         let any = snd_pcm_hw_params_any(handle, params)
         guard any >= 0 else { throw .failed(device: name, operation: "querying the device", code: any) }
+        return try body(params)
+    }
+
+    private func capabilities(_ params: OpaquePointer) -> ALSACapabilities {
         var channelMin: UInt32 = 0, channelMax: UInt32 = 0, rateMin: UInt32 = 0, rateMax: UInt32 = 0
         var direction: Int32 = 0
         snd_pcm_hw_params_get_channels_min(params, &channelMin)
@@ -152,14 +163,16 @@ final class ALSAPCM {
     func configure(
         encoding: PCMEncoding, channels: Int, rate: Int, periodFrames: Int, periodsPerBuffer: Int
     ) throws(ALSAError) -> StreamParameters {
-        var params: OpaquePointer?
-        guard snd_pcm_hw_params_malloc(&params) == 0, let params else {
-            throw .failed(device: name, operation: "allocating hardware parameters", code: -ENOMEM)
+        try withHardwareParameters { params throws(ALSAError) in
+            try configure(params, encoding: encoding, channels: channels, rate: rate, periodFrames: periodFrames,
+                          periodsPerBuffer: periodsPerBuffer)
         }
-        defer { snd_pcm_hw_params_free(params) }
-        var code = snd_pcm_hw_params_any(handle, params)
-        guard code >= 0 else { throw .failed(device: name, operation: "querying the device", code: code) }
-        code = snd_pcm_hw_params_set_access(handle, params, SND_PCM_ACCESS_RW_INTERLEAVED)
+    }
+
+    private func configure(
+        _ params: OpaquePointer, encoding: PCMEncoding, channels: Int, rate: Int, periodFrames: Int, periodsPerBuffer: Int
+    ) throws(ALSAError) -> StreamParameters {
+        var code = snd_pcm_hw_params_set_access(handle, params, SND_PCM_ACCESS_RW_INTERLEAVED)
         guard code == 0 else { throw .unsupported(device: name, problem: "the device cannot be read interleaved") }
         code = snd_pcm_hw_params_set_format(handle, params, ALSACalls.format(encoding))
         guard code == 0 else { throw .unsupported(device: name, problem: "the device does not offer \(encoding.alsaName)") }
@@ -238,6 +251,12 @@ extension ALSACalls {
             result.append(NamedPCM(name: name, description: description))
         }
         return result
+    }
+
+    /// True when ALSA sees at least one sound card. The corresponding C function is `snd_card_next`.
+    static func hasSoundCard() -> Bool {
+        var card: Int32 = -1
+        return snd_card_next(&card) == 0 && card >= 0
     }
 
     /// A card's capture device (`hw:CARD,DEV`).

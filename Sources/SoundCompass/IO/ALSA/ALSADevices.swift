@@ -34,6 +34,9 @@ public struct ALSADevices: Sendable {
     /// Capture PCMs from ALSA's configuration.
     public var pcms: [NamedPCM]
 
+    /// True when ALSA sees at least one sound card (cheap: opens nothing).
+    public static var hasSoundCard: Bool { ALSACalls.hasSoundCard() }
+
     /// Looks at what ALSA sees now. Opens each card's capture devices briefly (without waiting
     /// for busy ones) to read what they accept.
     public static func scan() -> ALSADevices {
