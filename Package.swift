@@ -10,6 +10,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.2"),
     ],
     targets: [
         // MARK: - C libraries from Debian packages
@@ -35,7 +36,7 @@ let package = Package(
         // MARK: - Engine and I/O
         .target(
             name: "SoundCompass",
-            dependencies: ["CFFTW", "CSndFile", "CALSA"],
+            dependencies: ["CFFTW", "CSndFile", "CALSA", .product(name: "CSV", package: "CSV.swift")],
             path: "Sources/SoundCompass"
         ),
 

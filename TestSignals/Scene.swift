@@ -54,12 +54,16 @@ public struct AzimuthPath: Sendable, Equatable {
     /// Azimuth in degrees at `time` seconds.
     public func azimuth(at time: Double) -> Double {
         if time <= keyframes[0].time { return keyframes[0].azimuth }
-        for i in 1..<keyframes.count where time <= keyframes[i].time {
-            let a = keyframes[i - 1], b = keyframes[i]
-            let span = b.time - a.time
-            return span > 0 ? a.azimuth + (b.azimuth - a.azimuth) * (time - a.time) / span : b.azimuth
+        if time > keyframes[keyframes.count - 1].time { return keyframes[keyframes.count - 1].azimuth }
+        // The first keyframe at or after `time` (bisection: dense paths have thousands).
+        var low = 0, high = keyframes.count - 1  // keyframes[low].time < time <= keyframes[high].time
+        while high - low > 1 {
+            let mid = (low + high) / 2
+            if keyframes[mid].time < time { low = mid } else { high = mid }
         }
-        return keyframes[keyframes.count - 1].azimuth
+        let a = keyframes[high - 1], b = keyframes[high]
+        let span = b.time - a.time
+        return span > 0 ? a.azimuth + (b.azimuth - a.azimuth) * (time - a.time) / span : b.azimuth
     }
 }
 
@@ -153,6 +157,10 @@ public struct Scene: Sendable, Equatable {
     public var noise: SensorNoise?
     /// Raised-cosine fade at each source's start and end, seconds.
     public var fade: Double
+    /// Taps on each side of the windowed-sinc interpolator that delays moving sources
+    /// (48: well under 0.01 sample of error; 16 renders three times faster, still within about
+    /// 0.02 sample below 0.8·Nyquist).
+    public var interpolationHalfLength: Int = 48
 
     public init(
         sampleRate: Double = 48000, duration: Double, microphones: Microphones = .spaced(spacing: 0.15),
@@ -252,8 +260,9 @@ public struct Scene: Sendable, Equatable {
         }
         func at(_ n: Int) -> Double { path.azimuth(at: Double(n + offset) / fs) }
         let microphones = self.microphones, c = speedOfSound
-        var l = FractionalDelay.timeVarying(dry) { microphones.arrivalTimes(azimuth: at($0), speedOfSound: c).left * fs }
-        var r = FractionalDelay.timeVarying(dry) { microphones.arrivalTimes(azimuth: at($0), speedOfSound: c).right * fs }
+        let taps = interpolationHalfLength
+        var l = FractionalDelay.timeVarying(dry, halfLength: taps) { microphones.arrivalTimes(azimuth: at($0), speedOfSound: c).left * fs }
+        var r = FractionalDelay.timeVarying(dry, halfLength: taps) { microphones.arrivalTimes(azimuth: at($0), speedOfSound: c).right * fs }
         for n in 0..<dry.count {
             let g = microphones.gains(azimuth: at(n))
             l[n] *= g.left

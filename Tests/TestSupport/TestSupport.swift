@@ -3,9 +3,11 @@ import SoundCompass
 import TestSignals
 
 /// Runs a rendered signal through a fresh analyzer and collects every record.
-public func analyse(_ signal: StereoSignal, configuration: AnalysisConfiguration? = nil) throws -> [AnalysisRecord] {
+public func analyse(
+    _ signal: StereoSignal, configuration: AnalysisConfiguration? = nil, orientation: YawTimeline? = nil
+) throws -> [AnalysisRecord] {
     let config = configuration ?? AnalysisConfiguration(sampleRate: signal.sampleRate)
-    let analyzer = try StreamingAnalyzer(configuration: config)
+    let analyzer = try StreamingAnalyzer(configuration: config, orientation: orientation)
     var records: [AnalysisRecord] = []
     signal.left.withUnsafeBufferPointer { l in
         signal.right.withUnsafeBufferPointer { r in

@@ -81,6 +81,12 @@ public struct AnalysisRecord: Sendable, Equatable {
     public var noiseFloorDBFS: Double
     /// Per-band estimates (empty when no band estimator runs).
     public var bands: [BandRecord]
+    /// Device yaw at the frame's time, degrees on (−180, 180], growing clockwise; `nil` when no
+    /// IMU is given or it says nothing near this time.
+    public var yaw: Double?
+    /// Bearing of the source in the world, relative to yaw 0, degrees on (−180, 180]:
+    /// ``azimuth`` plus ``yaw``; `nil` until front/back is resolved.
+    public var worldAzimuth: Double?
 
     public init(
         frame: Int = 0, time: Double = 0, azimuth: Double = 0, rawAzimuth: Double = 0, lateral: Double = 0,
@@ -88,8 +94,10 @@ public struct AnalysisRecord: Sendable, Equatable {
         ildDecibels: Double = 0, itdMicroseconds: Double = 0, levelDBFS: Double = AnalysisRecord.silenceDBFS,
         active: Bool = false, hemisphere: Hemisphere = .unknown, itdConfidence: Double = 0,
         ildConfidence: Double = 0, dominantHz: Double = 0, noiseFloorDBFS: Double = AnalysisRecord.silenceDBFS,
-        bands: [BandRecord] = []
+        bands: [BandRecord] = [], yaw: Double? = nil, worldAzimuth: Double? = nil
     ) {
+        self.yaw = yaw
+        self.worldAzimuth = worldAzimuth
         self.rawAzimuth = rawAzimuth
         self.noiseFloorDBFS = noiseFloorDBFS
         self.dominantHz = dominantHz

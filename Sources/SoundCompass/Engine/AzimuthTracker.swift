@@ -32,6 +32,10 @@ public enum TrackerResponse: String, Sendable, CaseIterable {
 /// (30°/s)² so that the first weak frame after a pause is not believed too much. A measurement more than 3 standard
 /// deviations of the innovation from the prediction is not believed (validation gate).
 ///
+/// **Known motion.** When the listener's turning is known (an IMU and a resolved hemisphere),
+/// the source's movement across the array that it causes is added to the prediction, so the
+/// track follows a turning head without lag, even through pauses.
+///
 /// **Re-acquisition.** A gated measurement more than 15° from the track is evidence for a
 /// challenger: rejected measurements that agree with each other (within 15° of the challenger's
 /// confidence-weighted mean) add their confidence to its weight, one that does not starts a new
@@ -83,13 +87,21 @@ public struct AzimuthTracker: Sendable {
 
     public mutating func reset() { self = AzimuthTracker(response: response, hopDuration: dt) }
 
+    /// Takes `rate` (degrees per second) off the tracked rate: the part of the motion that
+    /// from now on arrives as a known `shift` (see ``update(measurement:confidence:shift:)``).
+    public mutating func removeRate(_ rate: Double) {
+        if initialised && rate.isFinite { omega -= rate }
+    }
+
     /// Advances one frame.
     /// - Parameters:
     ///   - measurement: the frame's own azimuth, degrees.
     ///   - confidence: its confidence, 0…1 (0 for inactive frames: prediction only).
+    ///   - shift: known movement of the source across the array since the last frame, degrees,
+    ///     added to the prediction (the listener's own turning, from an IMU; 0 without one).
     /// - Returns: the tracked azimuth, degrees.
     @discardableResult
-    public mutating func update(measurement: Double, confidence: Double) -> Double {
+    public mutating func update(measurement: Double, confidence: Double, shift: Double = 0) -> Double {
         let usable = confidence >= Self.minimumConfidence && measurement.isFinite
         guard initialised else {
             if usable { restart(at: measurement, confidence: confidence) }
@@ -99,7 +111,7 @@ public struct AzimuthTracker: Sendable {
         if Double(framesSinceChallengerSupport) * dt > Self.challengerLifetime { challengerWeight = 0 }
         // Predict.
         let q = response.accelerationDensity
-        theta += omega * dt
+        theta += omega * dt + (shift.isFinite ? shift : 0)
         let n00 = p00 + 2 * dt * p01 + dt * dt * p11 + q * dt * dt * dt / 3
         let n01 = p01 + dt * p11 + q * dt * dt / 2
         let n11 = p11 + q * dt

@@ -31,6 +31,14 @@ public final class StreamingAnalyzer {
     private var activity: ActivityDetector
     private var tracker: AzimuthTracker
     private var tail: TailWeighting
+    private var frontBack: FrontBackResolver
+    private var previousYaw: Double?
+    private var shifting = false
+
+    /// Device yaw over time, from an IMU: when set, every record carries ``AnalysisRecord/yaw``
+    /// and front/back is resolved from the turning (see ``FrontBackResolver``). It may grow
+    /// while the analysis runs.
+    public let orientation: YawTimeline?
 
     /// Number of frames analysed so far.
     public private(set) var framesAnalysed = 0
@@ -42,8 +50,11 @@ public final class StreamingAnalyzer {
     /// Largest magnitude a sample may have; larger ones are clamped (+80 dBFS).
     public static let sampleLimit: Float = 10_000
 
-    /// - Parameter configuration: settings; must pass ``AnalysisConfiguration/validate()``.
-    public init(configuration: AnalysisConfiguration) throws(ConfigurationError) {
+    /// - Parameters:
+    ///   - configuration: settings; must pass ``AnalysisConfiguration/validate()``.
+    ///   - orientation: the device's yaw over time on this analysis's clock, to resolve
+    ///     front/back (`nil`: none, the hemisphere stays unknown).
+    public init(configuration: AnalysisConfiguration, orientation: YawTimeline? = nil) throws(ConfigurationError) {
         try configuration.validate()
         self.configuration = configuration
         self.estimator = DirectionEstimator(configuration: configuration)
@@ -54,6 +65,8 @@ public final class StreamingAnalyzer {
         self.activity = ActivityDetector(configuration: configuration.activity, hopDuration: configuration.hopDuration)
         self.tracker = AzimuthTracker(response: configuration.response, hopDuration: configuration.hopDuration)
         self.tail = TailWeighting(decayRate: configuration.tailDecayRate, hopDuration: configuration.hopDuration)
+        self.frontBack = FrontBackResolver(hopDuration: configuration.hopDuration)
+        self.orientation = orientation
         self.record.bands = subbands.makeRecords()
     }
 
@@ -71,6 +84,9 @@ public final class StreamingAnalyzer {
         activity.reset()
         tracker.reset()
         tail.reset()
+        frontBack.reset()
+        previousYaw = nil
+        shifting = false
     }
 
     /// Takes in a block of samples and emits the record of every frame it completes.
@@ -135,7 +151,22 @@ public final class StreamingAnalyzer {
         record.rawAzimuth = estimate.azimuthDegrees
         let tailWeight = tail.weight(levelDBFS: estimate.levels.levelDBFS)
         record.confidence = active ? estimate.fused.confidence * tailWeight : 0
-        let tracked = tracker.update(measurement: record.rawAzimuth, confidence: record.confidence)
+        // With an IMU, the listener's own turning moves a source of known hemisphere across the
+        // array by the yaw change: the tracker is told so.
+        let yaw = orientation?.yaw(at: record.time)
+        var shift = 0.0
+        if let yaw, let previousYaw {
+            switch frontBack.expectedHemisphere(yaw: yaw) {
+            case .front: shift = previousYaw - yaw
+            case .back: shift = yaw - previousYaw
+            case .unknown: break
+            }
+        }
+        // Until now the tracker had to learn the turning as the source's own rate.
+        if shift != 0 && !shifting { tracker.removeRate(shift / config.hopDuration) }
+        shifting = shift != 0
+        previousYaw = yaw
+        let tracked = tracker.update(measurement: record.rawAzimuth, confidence: record.confidence, shift: shift)
         record.azimuth = tracker.isTracking ? tracked : record.rawAzimuth
         record.lateral = tracker.isTracking ? sin(record.azimuth * Double.pi / 180) : estimate.fused.lateral
         record.noiseFloorDBFS = activity.floorDBFS
@@ -145,12 +176,28 @@ public final class StreamingAnalyzer {
         record.itdMicroseconds = (estimate.delay.lagSamples / config.sampleRate - config.array.delayOffset) * 1e6
         record.levelDBFS = estimate.levels.levelDBFS
         record.active = active
-        record.hemisphere = .unknown
+        resolveFrontBack(yaw: yaw)
         record.itdConfidence = estimate.timeCue.confidence
         record.ildConfidence = estimate.levelCue.confidence
         record.dominantHz = active ? estimate.dominantFrequency : 0
         subbands.estimate(gccPhat: estimator.gccPhat, broadband: estimate, active: active, into: &record.bands)
         framesAnalysed += 1
         return record
+    }
+
+    /// With an IMU: the frame's yaw, front/back and the world bearing.
+    private func resolveFrontBack(yaw: Double?) {
+        guard orientation != nil else {
+            record.hemisphere = .unknown
+            return
+        }
+        let resolution = frontBack.update(
+            time: record.time, yaw: yaw, measurement: record.rawAzimuth, confidence: record.confidence,
+            tracked: record.azimuth)
+        record.hemisphere = resolution.hemisphere
+        record.azimuth = resolution.azimuth
+        record.yaw = yaw.map(YawTimeline.wrap)
+        record.worldAzimuth = resolution.hemisphere != .unknown
+            ? yaw.map { YawTimeline.wrap(resolution.azimuth + $0) } : nil
     }
 }
