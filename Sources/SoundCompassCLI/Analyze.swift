@@ -18,6 +18,9 @@ extension SoundCompassCommand {
         @OptionGroup(title: "Analysis")
         var analysis: AnalysisOptions
 
+        @OptionGroup(title: "Front/back from an IMU")
+        var imu: IMUOptions
+
         @OptionGroup(title: "Output")
         var output: OutputOptions
 
@@ -45,14 +48,21 @@ extension SoundCompassCommand {
         }
 
         private func analyse(_ source: some StereoSource) throws {
-            let (config, analyzer) = try analysis.makeAnalyzer(for: source)
-            let writer = try output.makeWriter(input: file, bandNames: config.usableBands.map(\.name))
+            let duration = source.expectedFrameCount.map { Double($0) / source.sampleRate }
+            let log = try imu.load(audioDuration: duration)
+            let (config, analyzer) = try analysis.makeAnalyzer(for: source, orientation: log?.timeline)
+            if let path = imu.imu, let out = output.output, LineSink.isSameFile(out, path) {
+                throw CLIFailure("\(out): --output names the IMU log; refusing to overwrite it", status: .usage)
+            }
+            let writer = try output.makeWriter(
+                input: file, bandNames: config.usableBands.map(\.name), orientation: log != nil)
             if file == nil && !quiet {
                 Diagnostics.note(
                     "no FILE given: analysing the built-in demo scene (15 cm pair; speech at −50°, noise at +35°, a source moving −70° → +70°)")
             }
             if !quiet && Diagnostics.isTerminal {
                 Diagnostics.note("\(source.name): \(Int(source.sampleRate)) Hz; \(analysis.describe(config))")
+                if let log { Diagnostics.note(imu.describe(log)) }
             }
             let progress = ProgressBar(
                 totalFrames: source.expectedFrameCount, sampleRate: source.sampleRate,

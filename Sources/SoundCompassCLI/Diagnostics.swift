@@ -56,6 +56,11 @@ struct CLIFailure: Error {
             case .deviceGone, .failed:
                 self.init(error.description, status: .ioError)
             }
+        case let error as IMUError:
+            switch error {
+            case .notFound, .unreadable: self.init(error.description, status: .noInput)
+            default: self.init(error.description, status: .dataError)
+            }
         case let error as ConfigurationError:
             self.init(error.description, status: .usage)
         case let error as LineSink.Failure:

@@ -11,6 +11,8 @@ extension SoundCompassCommand {
             abstract: "Live bearings from an ALSA capture device, or from raw PCM on standard input.",
             discussion: """
                 On a terminal, draws a compass that redraws in place (up to 20 times a second). \
+                With --imu, follows an IMU log that another program is still writing (as tail -f \
+                does) and resolves front/back from the listener's turning. \
                 Piped or with --format, writes one record per analysis frame, as analyze does. \
                 Ctrl-C stops and prints a summary on stderr (stream time, frames, overruns, \
                 processing latency). ALSA's file plugin can replay a recording as a capture \
@@ -50,6 +52,9 @@ extension SoundCompassCommand {
 
         @OptionGroup(title: "Analysis")
         var analysis: AnalysisOptions
+
+        @OptionGroup(title: "Front/back from an IMU")
+        var imu: IMUOptions
 
         @OptionGroup(title: "Output")
         var output: OutputOptions
@@ -113,12 +118,13 @@ extension SoundCompassCommand {
         // MARK: - Run
 
         private func analyse(_ source: any CaptureSource) throws {
-            let (config, analyzer) = try analysis.makeAnalyzer(for: source)
+            let follower = try imu.imu.map { try IMUFollower(path: $0, format: imu.format, offset: imu.imuOffset) }
+            let (config, analyzer) = try analysis.makeAnalyzer(for: source, orientation: follower?.timeline)
             let stdout = LineSink.standardOutput()
             let bandNames = config.usableBands.map(\.name)
             let showCompass = stdout.isTerminal && (output.format == nil || output.output != nil)
             let writer: RecordWriter? = output.output != nil || !showCompass
-                ? try output.makeWriter(input: input, bandNames: bandNames) : nil
+                ? try output.makeWriter(input: input, bandNames: bandNames, orientation: follower != nil) : nil
             let compass = showCompass
                 ? TerminalCompass(sink: stdout, columns: Self.terminalColumns(), bandNames: bandNames) : nil
             let openingWarnings = source.warnings.count
@@ -126,6 +132,11 @@ extension SoundCompassCommand {
             if !quiet {
                 Diagnostics.note(source.streamDescription)
                 Diagnostics.note("analysis: \(analysis.describe(config))")
+                if let follower {
+                    Diagnostics.note(
+                        "following \(follower.path) for yaw"
+                            + (imu.imuOffset == nil ? " (its newest row at start is 'now')" : " (--imu-offset \(imu.imuOffset!) s)"))
+                }
             }
             Interrupt.install(restoringTerminal: compass != nil ? TerminalCompass.restoreCursor : "")
             defer { compass?.finish() }
@@ -140,6 +151,12 @@ extension SoundCompassCommand {
             }
             let summary = try session.run(
                 shouldStop: { Interrupt.isRequested },
+                periodRead: { streamSeconds in
+                    guard let follower else { return }
+                    try follower.poll(now: streamSeconds)
+                    // Under the compass, warnings wait for the end: they would scroll it away.
+                    if compass == nil { for warning in follower.newWarnings() { Diagnostics.warning(warning) } }
+                },
                 emit: { record in
                     try writer?.write(record)
                     compass?.update(record)
@@ -157,6 +174,9 @@ extension SoundCompassCommand {
             compass?.finish()
             for warning in source.warnings.dropFirst(openingWarnings) { Diagnostics.warning(warning) }
             Diagnostics.warnReplacedSamples(analyzer, source: source)
+            if let follower {
+                for warning in follower.newWarnings() + follower.finalWarnings() { Diagnostics.warning(warning) }
+            }
             if !quiet { Diagnostics.note(Self.describe(summary)) }
         }
 

@@ -132,12 +132,14 @@ struct AnalysisOptions: ParsableArguments {
 
     /// The settings for `source` and a fresh analyzer with them.
     /// - Throws: a usage error naming the source when the settings do not suit its sample rate.
-    func makeAnalyzer(for source: some StereoSource) throws -> (AnalysisConfiguration, StreamingAnalyzer) {
+    func makeAnalyzer(for source: some StereoSource, orientation: YawTimeline? = nil) throws
+        -> (AnalysisConfiguration, StreamingAnalyzer)
+    {
         let config = configuration(sampleRate: source.sampleRate)
         do { try config.validate() } catch {
             throw CLIFailure("\(source.name): \(error.description)", status: .usage)
         }
-        return (config, try StreamingAnalyzer(configuration: config))
+        return (config, try StreamingAnalyzer(configuration: config, orientation: orientation))
     }
 
     /// One line describing the settings, for stderr.
@@ -161,7 +163,7 @@ struct OutputOptions: ParsableArguments {
     var output: String?
 
     /// - Parameter input: the input file, which `--output` must not overwrite.
-    func makeWriter(input: String?, bandNames: [String] = []) throws -> RecordWriter {
+    func makeWriter(input: String?, bandNames: [String] = [], orientation: Bool = false) throws -> RecordWriter {
         let sink: LineSink
         if let output, let input, LineSink.isSameFile(output, input) {
             throw CLIFailure("\(output): --output names the input file; refusing to overwrite it", status: .usage)
@@ -172,6 +174,6 @@ struct OutputOptions: ParsableArguments {
             sink = .standardOutput()
         }
         let chosen = format ?? (output == nil && sink.isTerminal ? .text : .jsonl)
-        return RecordWriter(format: chosen, sink: sink, bandNames: bandNames)
+        return RecordWriter(format: chosen, sink: sink, bandNames: bandNames, orientation: orientation)
     }
 }

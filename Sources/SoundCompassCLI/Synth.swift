@@ -13,7 +13,10 @@ extension SoundCompassCommand {
                 FROM:TO for a source moving linearly over its playing time; START-END in seconds. \
                 Examples: --source speech@-40  --source band:150-400@-50  --source pink@-60:60@1-5. \
                 The ground truth (time,azimuth every 10 ms where a source plays) goes to --truth, by \
-                default next to OUTPUT as NAME.truth.csv.
+                default next to OUTPUT as NAME.truth.csv. With --turn the listener turns its head: \
+                source azimuths are then bearings in the world (±180 behind), the pair's yaw swings \
+                sinusoidally, the IMU log goes to --imu (default NAME.imu.csv) and the truth adds \
+                yaw, world_azimuth and hemisphere columns.
                 """)
 
         @Argument(help: "The sound file to write (format from --file-format).")
@@ -58,6 +61,28 @@ extension SoundCompassCommand {
         @Option(help: ArgumentHelp("Ground-truth CSV path (default OUTPUT.truth.csv; 'none' for none).", valueName: "file"))
         var truth: String?
 
+        @Option(help: ArgumentHelp(
+            "Turn the listener: yaw swings ±AMPLITUDE degrees with PERIOD seconds, from START seconds (default 0), e.g. 30:4@1.",
+            valueName: "amplitude:period[@start]"))
+        var turn: TurnSpec?
+
+        @Option(help: ArgumentHelp("IMU log CSV path, with --turn (default OUTPUT.imu.csv).", valueName: "file"))
+        var imu: String?
+
+        @Option(help: "IMU log columns, with --turn: yaw (time,yaw,…) or quaternion (time,qw,qx,qy,qz).")
+        var imuFormat: IMULogStyle = .yaw
+
+        @Option(help: ArgumentHelp("IMU rows per second, with --turn.", valueName: "Hz"))
+        var imuRate: Double = 100
+
+        @Option(
+            parsing: .unconditional,
+            help: ArgumentHelp("Write yaw growing clockwise (+1, this tool's convention) or counter-clockwise (-1), with --turn.", valueName: "+1|-1"))
+        var imuYawSign: YawSign = YawSign(value: 1)
+
+        @Option(help: ArgumentHelp("Audio time at which the IMU log starts (its clock reads 0 there), seconds, with --turn.", valueName: "seconds"))
+        var imuStart: Double = 0
+
         /// Most samples per channel `synth` renders (it holds the scene in memory): 2²⁶, 23 min at 48 kHz.
         static let maximumSamples = 1 << 26
 
@@ -81,23 +106,45 @@ extension SoundCompassCommand {
             if let truth, truth != "none", truth == outputFile || LineSink.isSameFile(truth, outputFile) {
                 throw ValidationError("--truth names the output sound file")
             }
+            if turn == nil && (imu != nil || imuStart != 0 || imuRate != 100 || imuYawSign.value != 1 || imuFormat != .yaw) {
+                throw ValidationError("--imu, --imu-format, --imu-rate, --imu-yaw-sign and --imu-start need --turn")
+            }
+            guard imuRate.isFinite, imuRate >= 1, imuRate <= 10_000 else { throw ValidationError("--imu-rate must be 1…10000 Hz") }
+            guard imuStart.isFinite, imuStart >= 0, imuStart < duration else {
+                throw ValidationError("--imu-start must be within the recording (0…\(formatSeconds(duration)) s)")
+            }
+            if let imu, imu == outputFile || LineSink.isSameFile(imu, outputFile) || imu == truth {
+                throw ValidationError("--imu names another output file")
+            }
         }
 
         func run() throws {
             try Diagnostics.reportingFailures {
                 let scene = makeScene()
-                let signal = scene.render()
+                let listener = turn.map { RotatingListener(scene: scene, yaw: $0.motion) }
+                let signal = listener?.render() ?? scene.render()
                 let writer = try SoundFileWriter(
                     path: outputFile, sampleRate: Int(scene.sampleRate), channels: 2, format: fileFormat)
                 try writer.write(channels: [signal.left, signal.right])
                 writer.close()
                 let truthPath = truth ?? Self.defaultTruthPath(for: outputFile)
                 if truthPath != "none" {
-                    try createFile(truthPath).write(Array(scene.truthCSV().utf8))
+                    try createFile(truthPath).write(Array((listener?.truthCSV() ?? scene.truthCSV()).utf8))
                 }
+                var imuPath: String?
+                if let listener {
+                    let path = imu ?? Self.defaultPath(for: outputFile, suffix: ".imu.csv")
+                    let log = RotatingListener.IMULog(
+                        rate: imuRate,
+                        orientation: imuFormat == .yaw ? .yaw(column: "yaw", radians: false) : .quaternion,
+                        sign: imuYawSign.value, start: imuStart)
+                    try createFile(path).write(Array(listener.imuCSV(log).utf8))
+                    imuPath = path
+                }
+                let written = [truthPath != "none" ? truthPath : nil, imuPath].compactMap { $0 }
                 Diagnostics.note(
                     "wrote \(outputFile) (\(formatSeconds(scene.duration)) s, \(Int(scene.sampleRate)) Hz, \(fileFormat.rawValue))"
-                        + (truthPath != "none" ? " and \(truthPath)" : ""))
+                        + (written.isEmpty ? "" : " and " + written.joined(separator: " and ")))
             }
         }
 
@@ -117,14 +164,45 @@ extension SoundCompassCommand {
                 noise: snr.map { SensorNoise(snrDecibels: $0, seed: seed &+ 104_729) })
         }
 
-        static func defaultTruthPath(for output: String) -> String {
-            let url = URL(fileURLWithPath: output)
-            return url.deletingPathExtension().path + ".truth.csv"
+        static func defaultTruthPath(for output: String) -> String { defaultPath(for: output, suffix: ".truth.csv") }
+
+        /// OUTPUT without its extension, plus `suffix`.
+        static func defaultPath(for output: String, suffix: String) -> String {
+            URL(fileURLWithPath: output).deletingPathExtension().path + suffix
         }
     }
 }
 
 extension SoundFileWriter.Format: ExpressibleByArgument {}
+
+/// Columns of a synthesised IMU log.
+enum IMULogStyle: String, ExpressibleByArgument, CaseIterable {
+    case yaw, quaternion
+}
+
+/// `AMPLITUDE:PERIOD[@START]`: a sinusoidal head turn, see `synth --help`.
+struct TurnSpec: ExpressibleByArgument {
+    var amplitude: Double
+    var period: Double
+    var start: Double
+
+    init?(argument: String) {
+        let parts = argument.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count <= 2 else { return nil }
+        let fields = parts[0].split(separator: ":", omittingEmptySubsequences: false).map { Double($0) }
+        guard fields.count == 2, let amplitude = fields[0], let period = fields[1],
+            amplitude.isFinite, abs(amplitude) <= 180, period.isFinite, period > 0
+        else { return nil }
+        let start = parts.count == 2 ? Double(parts[1]) : 0
+        guard let start, start.isFinite, start >= 0 else { return nil }
+        self.amplitude = amplitude
+        self.period = period
+        self.start = start
+    }
+
+    var motion: YawMotion { .sinusoid(amplitude: amplitude, period: period, start: start) }
+    static var allValueStrings: [String] { [] }
+}
 
 /// `KIND@AZIMUTH[@START-END]`, see `synth --help`.
 struct SourceSpec: ExpressibleByArgument {

@@ -176,11 +176,11 @@ public final class StreamingAnalyzer {
         record.itdMicroseconds = (estimate.delay.lagSamples / config.sampleRate - config.array.delayOffset) * 1e6
         record.levelDBFS = estimate.levels.levelDBFS
         record.active = active
-        resolveFrontBack(yaw: yaw)
         record.itdConfidence = estimate.timeCue.confidence
         record.ildConfidence = estimate.levelCue.confidence
         record.dominantHz = active ? estimate.dominantFrequency : 0
         subbands.estimate(gccPhat: estimator.gccPhat, broadband: estimate, active: active, into: &record.bands)
+        resolveFrontBack(yaw: yaw)
         framesAnalysed += 1
         return record
     }
@@ -196,6 +196,13 @@ public final class StreamingAnalyzer {
             tracked: record.azimuth)
         record.hemisphere = resolution.hemisphere
         record.azimuth = resolution.azimuth
+        if resolution.hemisphere == .back {
+            // The bands hear the same source: their bearings are behind too.
+            for i in record.bands.indices {
+                let a = record.bands[i].azimuth
+                record.bands[i].azimuth = YawTimeline.wrap(a >= 0 ? 180 - a : -180 - a)
+            }
+        }
         record.yaw = yaw.map(YawTimeline.wrap)
         record.worldAzimuth = resolution.hemisphere != .unknown
             ? yaw.map { YawTimeline.wrap(resolution.azimuth + $0) } : nil

@@ -22,6 +22,7 @@ public final class RecordWriter {
     public let format: RecordFormat
     private let sink: LineSink
     private let bandNames: [String]
+    private let orientation: Bool
     private var line: [UInt8] = []
     private var digits: [UInt8] = []
     private var wroteHeader = false
@@ -30,8 +31,11 @@ public final class RecordWriter {
     ///   - format: output format.
     ///   - sink: destination.
     ///   - bandNames: names of the bands every record carries, in order (CSV columns).
-    public init(format: RecordFormat, sink: LineSink, bandNames: [String] = []) {
+    ///   - orientation: write `yaw` and `world_azimuth` (when an IMU is given): `null` in JSON,
+    ///     an empty cell in CSV where a record has none.
+    public init(format: RecordFormat, sink: LineSink, bandNames: [String] = [], orientation: Bool = false) {
         self.format = format
+        self.orientation = orientation
         self.sink = sink
         self.bandNames = bandNames
         line.reserveCapacity(512)
@@ -44,6 +48,7 @@ public final class RecordWriter {
             "time", "azimuth", "raw_azimuth", "lateral", "confidence", "ild_db", "itd_us", "level_dbfs", "active", "hemisphere",
             "itd_confidence", "ild_confidence", "dominant_hz", "noise_floor_dbfs",
         ]
+        if orientation { columns.insert(contentsOf: ["yaw", "world_azimuth"], at: columns.firstIndex(of: "hemisphere")! + 1) }
         for name in bandNames {
             columns += ["\(name)_azimuth", "\(name)_confidence", "\(name)_level_dbfs"]
         }
@@ -89,6 +94,10 @@ public final class RecordWriter {
         key(",\"level_dbfs\":"); NumberFormatting.appendFixed(r.levelDBFS, decimals: 1, to: &line)
         key(r.active ? ",\"active\":true" : ",\"active\":false")
         key(",\"hemisphere\":"); NumberFormatting.appendJSONString(r.hemisphere.rawValue, to: &line)
+        if orientation {
+            key(",\"yaw\":"); appendOptional(r.yaw, null: "null")
+            key(",\"world_azimuth\":"); appendOptional(r.worldAzimuth, null: "null")
+        }
         key(",\"itd_confidence\":"); NumberFormatting.appendFixed(r.itdConfidence, decimals: 3, to: &line)
         key(",\"ild_confidence\":"); NumberFormatting.appendFixed(r.ildConfidence, decimals: 3, to: &line)
         key(",\"dominant_hz\":"); NumberFormatting.appendFixed(r.dominantHz, decimals: 1, to: &line)
@@ -107,6 +116,11 @@ public final class RecordWriter {
         key("]}")
     }
 
+    /// A bearing in degrees with two decimals, or `null` when there is none.
+    private func appendOptional(_ value: Double?, null: StaticString) {
+        if let value { NumberFormatting.appendFixed(value, decimals: 2, to: &line) } else { appendStatic(null) }
+    }
+
     private func appendCSV(_ r: AnalysisRecord) {
         let comma = UInt8(ascii: ",")
         NumberFormatting.appendFixed(r.time, decimals: 6, to: &line); line.append(comma)
@@ -119,6 +133,10 @@ public final class RecordWriter {
         NumberFormatting.appendFixed(r.levelDBFS, decimals: 1, to: &line); line.append(comma)
         appendStatic(r.active ? "true" : "false"); line.append(comma)
         line.append(contentsOf: r.hemisphere.rawValue.utf8); line.append(comma)
+        if orientation {
+            appendOptional(r.yaw, null: ""); line.append(comma)
+            appendOptional(r.worldAzimuth, null: ""); line.append(comma)
+        }
         NumberFormatting.appendFixed(r.itdConfidence, decimals: 3, to: &line); line.append(comma)
         NumberFormatting.appendFixed(r.ildConfidence, decimals: 3, to: &line); line.append(comma)
         NumberFormatting.appendFixed(r.dominantHz, decimals: 1, to: &line); line.append(comma)
@@ -162,6 +180,12 @@ public final class RecordWriter {
         appendStatic("  ILD "); number(r.ildDecibels, 1, width: 6, sign: true); appendStatic(" dB")
         appendStatic("  ITD "); number(r.itdMicroseconds, 0, width: 5, sign: true); appendStatic(" µs")
         appendStatic("  "); number(r.levelDBFS, 1, width: 6); appendStatic(" dBFS")
+        if orientation {
+            appendStatic("  yaw ")
+            if let yaw = r.yaw { number(yaw, 1, width: 6, sign: true); appendStatic("°") } else { appendStatic("     - ") }
+            appendStatic("  world ")
+            if let world = r.worldAzimuth { number(world, 1, width: 6, sign: true); appendStatic("°") } else { appendStatic("     - ") }
+        }
         if !r.active { appendStatic("  (quiet)") }
         for band in r.bands {
             appendStatic(band.loudest ? "  *" : "   "); line.append(contentsOf: band.name.utf8); appendStatic(" ")

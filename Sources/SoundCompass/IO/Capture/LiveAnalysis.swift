@@ -76,12 +76,15 @@ public final class LiveAnalysis {
     /// returns true (it is asked before every read).
     /// - Parameters:
     ///   - shouldStop: polled once per period.
+    ///   - periodRead: called after each read, before its analysis, with the stream time it
+    ///     reaches, seconds (feed the analyzer's orientation here).
     ///   - emit: called with each record, in order.
     ///   - periodDone: called after the records of each period (flush a display here).
     /// - Returns: the run's figures.
     /// - Throws: what the source, `emit` or `periodDone` throw.
     public func run(
-        shouldStop: () -> Bool = { false }, emit: (AnalysisRecord) throws -> Void, periodDone: () throws -> Void = {}
+        shouldStop: () -> Bool = { false }, periodRead: (Double) throws -> Void = { _ in },
+        emit: (AnalysisRecord) throws -> Void, periodDone: () throws -> Void = {}
     ) throws -> Summary {
         var summary = Summary(
             streamSeconds: 0, frames: 0, periods: 0, overruns: 0, suspends: 0, latency: LatencyHistogram(),
@@ -99,6 +102,7 @@ public final class LiveAnalysis {
             if let limit = sampleLimit { n = min(n, limit - samples) }
             samples += n
             summary.periods += 1
+            try periodRead(Double(samples) / source.sampleRate)
             try analyzer.process(
                 left: UnsafeBufferPointer(rebasing: left[0..<n]), right: UnsafeBufferPointer(rebasing: right[0..<n])
             ) { record in
