@@ -62,8 +62,8 @@ struct IMUOptions: ParsableArguments {
     func load(audioDuration: Double?) throws -> IMULog? {
         guard let imu else { return nil }
         let log = try IMULog(path: imu, format: format)
-        if let audioDuration { try log.checkOverlap(audioDuration: audioDuration, offset: format.offset) }
         for warning in log.warnings { Diagnostics.warning(warning) }
+        if let audioDuration { try log.checkOverlap(audioDuration: audioDuration, offset: format.offset) }
         return log
     }
 

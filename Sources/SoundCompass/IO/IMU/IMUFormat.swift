@@ -162,7 +162,8 @@ public enum IMUError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(p): no usable IMU rows: line \(line): \(problem)"
                 + (rows > 1 ? " (and \(rows - 1) more row\(rows == 2 ? "" : "s") with a problem)" : "")
         case .noOverlap(let p, let first, let last, let a, let b, let audio, let offset):
-            return "\(p): lines \(first)–\(last) cover \(s(a))…\(s(b)) s on the audio clock (--imu-offset \(s(offset))), "
+            let rows = first == last ? "line \(first) is at \(s(a)) s" : "lines \(first)–\(last) cover \(s(a))…\(s(b)) s"
+            return "\(p): \(rows) on the audio clock (--imu-offset \(s(offset))), "
                 + "which misses the audio (0…\(s(audio)) s); set --imu-offset to the audio time of the IMU's time 0"
         }
     }
