@@ -21,6 +21,17 @@ for format in jsonl csv text; do
     echo "$format: $a allocations for $frames5 frames, $b for $frames20 frames: $per per extra frame"
 done
 
+# With an IMU log (front/back resolver, yaw lookup, two more fields): one 20 s log for both
+# files, so that reading the log costs the same in both runs.
+$bin synth "$out/alloc-turn-5s.wav" --duration 5 --source speech@-130 --turn 30:4@1 --snr 20 --truth none --imu none.csv 2>/dev/null
+$bin synth "$out/alloc-turn-20s.wav" --duration 20 --source speech@-130 --turn 30:4@1 --snr 20 --truth none --imu "$out/alloc-turn.imu.csv" 2>/dev/null
+rm -f none.csv
+imuallocs() { valgrind --tool=memcheck "$bin" analyze "$1" --imu "$out/alloc-turn.imu.csv" -q --format jsonl 2>&1 >/dev/null | sed -n 's/.*total heap usage: \([0-9,]*\) allocs.*/\1/p' | tr -d ,; }
+a=$(imuallocs "$out/alloc-turn-5s.wav")
+b=$(imuallocs "$out/alloc-turn-20s.wav")
+per=$(python3 -c "print(f'{($b - $a) / ($frames20 - $frames5):.3f}')")
+echo "jsonl with --imu: $a allocations for $frames5 frames, $b for $frames20 frames: $per per extra frame"
+
 # The live path: ALSA capture (a replay through the file plugin), the live loop, the record writer.
 $bin synth "$out/alloc-5s.raw" --duration 5 --source speech@-30 --snr 20 --file-format raw-f32le --truth none 2>/dev/null
 $bin synth "$out/alloc-20s.raw" --duration 20 --source speech@-30 --snr 20 --file-format raw-f32le --truth none 2>/dev/null
