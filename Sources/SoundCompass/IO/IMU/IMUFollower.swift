@@ -79,7 +79,8 @@ public final class IMUFollower {
             pending.append(contentsOf: chunk[0..<n])
             if n < chunk.count { break }
         }
-        guard let lastBreak = pending.lastIndex(where: { $0 == 10 || $0 == 13 }) else { return }
+        // Complete lines end in LF (or CR LF): a CR alone at the end may be half of a pair.
+        guard let lastBreak = pending.lastIndex(of: 10) else { return }
         let text = String(decoding: pending[...lastBreak], as: UTF8.self)
         pending.removeFirst(lastBreak + 1)
         batch.removeAll(keepingCapacity: true)
