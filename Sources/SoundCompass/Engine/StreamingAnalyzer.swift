@@ -198,10 +198,7 @@ public final class StreamingAnalyzer {
         record.azimuth = resolution.azimuth
         if resolution.hemisphere == .back {
             // The bands hear the same source: their bearings are behind too.
-            for i in record.bands.indices {
-                let a = record.bands[i].azimuth
-                record.bands[i].azimuth = YawTimeline.wrap(a >= 0 ? 180 - a : -180 - a)
-            }
+            for i in record.bands.indices { record.bands[i].azimuth = FrontBackResolver.behind(record.bands[i].azimuth) }
         }
         record.yaw = yaw.map(YawTimeline.wrap)
         record.worldAzimuth = resolution.hemisphere != .unknown

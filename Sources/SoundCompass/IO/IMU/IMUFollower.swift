@@ -41,17 +41,7 @@ public final class IMUFollower {
     ///   - offset: seconds added to IMU time, or `nil` to take the first rows as "now".
     /// - Throws: ``IMUError/notFound(path:)`` or ``IMUError/unreadable(path:reason:)``.
     public init(path: String, format: IMUFormat, offset: Double?) throws(IMUError) {
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else {
-            let code = errno
-            if code == ENOENT { throw IMUError.notFound(path: path) }
-            throw IMUError.unreadable(path: path, reason: String(cString: strerror(code)))
-        }
-        var info = stat()
-        if fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
-            close(fd)
-            throw IMUError.unreadable(path: path, reason: String(cString: strerror(EISDIR)))
-        }
+        let fd = try IMULog.openLog(path, flags: O_NONBLOCK)
         self.path = path
         self.descriptor = fd
         self.offset = offset
@@ -88,9 +78,9 @@ public final class IMUFollower {
         if offset == nil, let newest = batch.last { offset = now - newest.time }
         if let offset {
             for row in batch {
-                let before = timeline.count
-                parser.append(time: row.time, yaw: row.yaw, line: row.line, offset: offset, to: timeline)
-                if timeline.count > before { usableRows += 1 }
+                if parser.append(time: row.time, yaw: row.yaw, line: row.line, offset: offset, to: timeline) {
+                    usableRows += 1
+                }
             }
         }
         timeline.discard(before: now - Self.history)

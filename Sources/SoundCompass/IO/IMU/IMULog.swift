@@ -40,9 +40,10 @@ public struct IMULog {
         let timeline = YawTimeline(capacity: text.utf8.reduce(0) { $1 == 10 ? $0 + 1 : $0 } + 1)
         var first = Int.max, last = 0
         try parser.consume(text) { time, yaw, line in
-            let before = timeline.count
-            parser.append(time: time, yaw: yaw, line: line, offset: format.offset, to: timeline)
-            if timeline.count > before { first = min(first, line); last = line }
+            if parser.append(time: time, yaw: yaw, line: line, offset: format.offset, to: timeline) {
+                first = min(first, line)
+                last = line
+            }
         }
         if parser.columns == nil { throw IMUError.empty(path: path) }
         if parser.rowCount == 0 { throw IMUError.noRows(path: path) }
@@ -83,14 +84,27 @@ public struct IMULog {
         return lines
     }
 
-    /// The whole file as text (invalid UTF-8 is replaced, and then fails to parse as numbers).
-    static func readText(_ path: String) throws(IMUError) -> String {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+    /// Opens a log for reading (`O_RDONLY` plus `flags`).
+    /// - Throws: ``IMUError/notFound(path:)``, or ``IMUError/unreadable(path:reason:)`` for
+    ///   any other failure and for a directory.
+    static func openLog(_ path: String, flags: Int32 = 0) throws(IMUError) -> Int32 {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | flags)
         guard fd >= 0 else {
             let code = errno
             if code == ENOENT { throw IMUError.notFound(path: path) }
             throw IMUError.unreadable(path: path, reason: String(cString: strerror(code)))
         }
+        var info = stat()
+        if fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
+            close(fd)
+            throw IMUError.unreadable(path: path, reason: String(cString: strerror(EISDIR)))
+        }
+        return fd
+    }
+
+    /// The whole file as text (invalid UTF-8 is replaced, and then fails to parse as numbers).
+    static func readText(_ path: String) throws(IMUError) -> String {
+        let fd = try openLog(path)
         defer { close(fd) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)

@@ -73,9 +73,11 @@ public final class IMULogParser {
 
     /// Adds IMU row `(time, yaw)` to `timeline` at `time + offset`; a row whose time is not after
     /// the previous one is skipped with a problem.
-    public func append(time: Double, yaw: Double, line: Int, offset: Double, to timeline: YawTimeline) {
+    /// - Returns: true when the row was appended.
+    @discardableResult
+    public func append(time: Double, yaw: Double, line: Int, offset: Double, to timeline: YawTimeline) -> Bool {
         switch timeline.append(time: time + offset, yaw: yaw) {
-        case nil: break
+        case nil: return true
         case .notLater(let previous)?:
             let imuPrevious = (previous - offset) / format.timeUnit.seconds
             let imuTime = time / format.timeUnit.seconds
@@ -83,8 +85,10 @@ public final class IMULogParser {
                 imuTime == imuPrevious
                     ? "time \(formatSeconds(imuTime)) repeats the previous row's"
                     : "time \(formatSeconds(imuTime)) goes back from the previous row's \(formatSeconds(imuPrevious))"))
+            return false
         case .notFinite?:
             skip(line: line, problem: IMUProblem("time or yaw is not finite"))
+            return false
         }
     }
 }
