@@ -24,25 +24,15 @@ extension SoundCompassCommand {
         @OptionGroup(title: "Output")
         var output: OutputOptions
 
+        @OptionGroup(title: "Trace")
+        var trace: TraceOptions
+
         @Flag(name: .shortAndLong, help: "Print no settings line or progress on stderr.")
         var quiet = false
 
         func run() throws {
             try Diagnostics.reportingFailures {
-                let source: any StereoSource
-                if let file {
-                    source = try SoundFileReader(
-                        path: file, channels: try analysis.channelPair(for: file), swap: analysis.swap)
-                } else {
-                    let scene = Scene.demo()
-                    let signal = scene.render()
-                    let pair = try SoundFileReader.channelPair(
-                        try analysis.channelPair(for: "demo scene"), swap: analysis.swap, of: 2, path: "demo scene")
-                    let swapped = pair.left == 2
-                    source = MemoryStereoSource(
-                        left: swapped ? signal.right : signal.left, right: swapped ? signal.left : signal.right,
-                        sampleRate: signal.sampleRate, name: "demo scene")
-                }
+                let source = try analysis.openSource(file)
                 try analyse(source)
             }
         }
@@ -54,6 +44,9 @@ extension SoundCompassCommand {
             if let path = imu.imu, let out = output.output, LineSink.isSameFile(out, path) {
                 throw CLIFailure("\(out): --output names the IMU log; refusing to overwrite it", status: .usage)
             }
+            try trace.checkOutputs(inputs: [file, imu.imu, output.output])
+            let session = try trace.makeSession(
+                for: source, bandNames: config.usableBands.map(\.name), plot: trace.plot)
             let writer = try output.makeWriter(
                 input: file, bandNames: config.usableBands.map(\.name), orientation: log != nil)
             if file == nil && !quiet {
@@ -71,8 +64,15 @@ extension SoundCompassCommand {
             try writer.writeHeader()
             try analyzer.analyse(source, progress: progress.update) { record in
                 try writer.write(record)
+                session?.add(record)
             }
             progress.finish()
+            if let session {
+                try trace.finish(
+                    session, plot: trace.plot, config: config,
+                    settings: "\(Int(source.sampleRate)) Hz; \(analysis.describe(config))" + (imu.imu.map { "; IMU \($0)" } ?? ""),
+                    duration: Double(analyzer.samplesProcessed) / source.sampleRate, table: !quiet && trace.summary)
+            }
             for warning in source.warnings { Diagnostics.warning(warning) }
             Diagnostics.warnReplacedSamples(analyzer, source: source)
             if analyzer.framesAnalysed == 0 {

@@ -63,6 +63,10 @@ struct CLIFailure: Error {
             }
         case let error as ConfigurationError:
             self.init(error.description, status: .usage)
+        case let error as TruthError:
+            self.init(error.description, status: error.isUnreadable ? .noInput : .dataError)
+        case let error as ProfileError:
+            self.init(error.description, status: error.isUnreadable ? .noInput : .dataError)
         case let error as LineSink.Failure:
             switch error {
             case .closedByReader: self.init("", status: .success)

@@ -1,6 +1,7 @@
 import Foundation
 import ArgumentParser
 import SoundCompass
+import TestSignals
 
 extension ArrayModel.Kind: ExpressibleByArgument {}
 extension RecordFormat: ExpressibleByArgument {}
@@ -38,14 +39,19 @@ struct FrameLength: ExpressibleByArgument, CustomStringConvertible {
 
 /// The options that shape an analysis, shared by every command that analyses.
 struct AnalysisOptions: ParsableArguments {
-    @Option(help: "Array model: spaced (two mics in free field), binaural (ears of a head), coincident (level-encoded pair).")
-    var array: ArrayModel.Kind = .spaced
+    @Option(help: "Array model: spaced (two mics in free field), binaural (ears of a head), coincident (level-encoded pair); default spaced.")
+    var array: ArrayModel.Kind?
 
-    @Option(help: ArgumentHelp("Microphone spacing in metres (spaced; the time cue's aperture for coincident).", valueName: "metres"))
-    var spacing: Double = ArrayModel.defaultSpacing
+    @Option(help: ArgumentHelp("Microphone spacing in metres (spaced; the time cue's aperture for coincident; default 0.15).", valueName: "metres"))
+    var spacing: Double?
 
-    @Option(help: ArgumentHelp("Head radius in metres (binaural).", valueName: "metres"))
-    var headRadius: Double = ArrayModel.defaultHeadRadius
+    @Option(help: ArgumentHelp("Head radius in metres (binaural; default 0.0875).", valueName: "metres"))
+    var headRadius: Double?
+
+    @Option(help: ArgumentHelp(
+        "Calibration profile (JSON from 'soundcompass calibrate'): the array, its spacing, the channels' delay and gain offsets and the ILD gain; replaces --array, --spacing, --head-radius and --ild-gain.",
+        valueName: "file"))
+    var profile: String?
 
     @Option(help: ArgumentHelp("Level-cue gain: tanh gain for coincident (default 12), dB at 90° for binaural (default 10).", valueName: "gain"))
     var ildGain: Double?
@@ -74,11 +80,20 @@ struct AnalysisOptions: ParsableArguments {
     var response: TrackerResponse = .balanced
 
     func validate() throws {
-        guard spacing > 0, spacing.isFinite, spacing <= 10 else {
+        if let spacing, !(spacing > 0 && spacing.isFinite && spacing <= 10) {
             throw ValidationError("--spacing must be a positive distance in metres (at most 10), got \(spacing)")
         }
-        guard headRadius > 0, headRadius.isFinite, headRadius <= 1 else {
+        if let headRadius, !(headRadius > 0 && headRadius.isFinite && headRadius <= 1) {
             throw ValidationError("--head-radius must be a positive radius in metres (at most 1), got \(headRadius)")
+        }
+        if profile != nil {
+            let given = [
+                array.map { _ in "--array" }, spacing.map { _ in "--spacing" }, headRadius.map { _ in "--head-radius" },
+                ildGain.map { _ in "--ild-gain" },
+            ].compactMap { $0 }
+            if let first = given.first {
+                throw ValidationError("\(first) conflicts with --profile, which sets the array model")
+            }
         }
         if let ildGain, !(ildGain > 0 && ildGain.isFinite) {
             throw ValidationError("--ild-gain must be positive, got \(ildGain)")
@@ -117,9 +132,33 @@ struct AnalysisOptions: ParsableArguments {
         return (try channelPair(for: inputName), nil)
     }
 
+    /// Opens `file` with the channel options, or the built-in demo scene when `file` is nil.
+    func openSource(_ file: String?) throws -> any StereoSource {
+        if let file {
+            return try SoundFileReader(path: file, channels: try channelPair(for: file), swap: swap)
+        }
+        let signal = Scene.demo().render()
+        let pair = try SoundFileReader.channelPair(
+            try channelPair(for: "demo scene"), swap: swap, of: 2, path: "demo scene")
+        let swapped = pair.left == 2
+        return MemoryStereoSource(
+            left: swapped ? signal.right : signal.left, right: swapped ? signal.left : signal.right,
+            sampleRate: signal.sampleRate, name: "demo scene")
+    }
+
+    /// The array model from the options, or from `--profile` (read and checked here).
+    /// - Throws: ``ProfileError`` for a profile that cannot be read or used.
+    func arrayModel() throws -> ArrayModel {
+        if let profile { return try ArrayProfile.load(path: profile).model }
+        return ArrayModel(
+            kind: array ?? .spaced, spacing: spacing ?? ArrayModel.defaultSpacing,
+            headRadius: headRadius ?? ArrayModel.defaultHeadRadius, ildGain: ildGain)
+    }
+
     /// The analysis settings for a sample rate.
-    func configuration(sampleRate: Double) -> AnalysisConfiguration {
-        let model = ArrayModel(kind: array, spacing: spacing, headRadius: headRadius, ildGain: ildGain)
+    /// - Throws: ``ProfileError`` for a `--profile` that cannot be read or used.
+    func configuration(sampleRate: Double) throws -> AnalysisConfiguration {
+        let model = try arrayModel()
         let frameLength = frame?.samples(at: sampleRate)
         let hopLength = hop?.samples(at: sampleRate)
         // `validate()` has already rejected a --bands list that does not parse.
@@ -135,7 +174,11 @@ struct AnalysisOptions: ParsableArguments {
     func makeAnalyzer(for source: some StereoSource, orientation: YawTimeline? = nil) throws
         -> (AnalysisConfiguration, StreamingAnalyzer)
     {
-        let config = configuration(sampleRate: source.sampleRate)
+        let config = try configuration(sampleRate: source.sampleRate)
+        if let profile, let fitted = try? ArrayProfile.load(path: profile), fitted.sampleRate != source.sampleRate {
+            Diagnostics.warning(
+                "\(profile): fitted at \(formatHertz(fitted.sampleRate)), but \(source.name) is \(formatHertz(source.sampleRate)); a different interface setting may delay the channels differently")
+        }
         do { try config.validate() } catch {
             throw CLIFailure("\(source.name): \(error.description)", status: .usage)
         }
@@ -145,10 +188,21 @@ struct AnalysisOptions: ParsableArguments {
     /// One line describing the settings, for stderr.
     func describe(_ config: AnalysisConfiguration) -> String {
         let ms = { (n: Int) in String(Int((Double(n) / config.sampleRate * 1000).rounded())) }
-        var text = "frame \(config.frameLength) (\(ms(config.frameLength)) ms), hop \(config.hopLength) (\(ms(config.hopLength)) ms), \(array.rawValue)"
-        switch array {
-        case .spaced, .coincident: text += " \(spacing) m"
-        case .binaural: text += " head radius \(headRadius) m"
+        return "frame \(config.frameLength) (\(ms(config.frameLength)) ms), hop \(config.hopLength) (\(ms(config.hopLength)) ms), "
+            + Self.describe(config.array) + (profile.map { " (profile \($0))" } ?? "")
+    }
+
+    /// The array model in a few words: "spaced 0.15 m", "binaural head radius 0.0875 m, ILD gain 10",
+    /// with the channel offsets when a profile sets them.
+    static func describe(_ model: ArrayModel) -> String {
+        var text = model.kind.rawValue
+        switch model.kind {
+        case .spaced: text += " \(formatMetres(model.spacing)) m"
+        case .coincident: text += " \(formatMetres(model.spacing)) m, ILD gain \(formatNumber(model.ildGain, 2))"
+        case .binaural: text += " head radius \(formatMetres(model.headRadius)) m, ILD gain \(formatNumber(model.ildGain, 2)) dB"
+        }
+        if model.delayOffset != 0 || model.gainOffsetDecibels != 0 {
+            text += ", channel offsets \(formatNumber(model.delayOffset * 1e6, 1)) µs \(formatNumber(model.gainOffsetDecibels, 2)) dB"
         }
         return text
     }
@@ -177,3 +231,18 @@ struct OutputOptions: ParsableArguments {
         return RecordWriter(format: chosen, sink: sink, bandNames: bandNames, orientation: orientation)
     }
 }
+
+/// Metres with up to four decimals, trailing zeros dropped: "0.15", "0.1203".
+func formatMetres(_ value: Double) -> String { formatNumber(value, 4) }
+
+/// `value` rounded to `places` decimals, trailing zeros dropped: "12", "0.5", "-3.25".
+func formatNumber(_ value: Double, _ places: Int) -> String {
+    let scale = pow(10, Double(places))
+    let rounded = (value * scale).rounded() / scale
+    if rounded == rounded.rounded(), abs(rounded) < 1e15 { return "\(Int(rounded))" }
+    var text = String(format: "%.\(places)f", rounded)
+    while text.hasSuffix("0") { text.removeLast() }
+    return text
+}
+
+func formatHertz(_ rate: Double) -> String { "\(formatNumber(rate, 3)) Hz" }

@@ -46,6 +46,12 @@ extension SoundCompassCommand {
         @Option(help: ArgumentHelp("Broadband level difference at 90°, dB (binaural).", valueName: "dB"))
         var headIld: Double = 0
 
+        @Option(help: ArgumentHelp("Delay the right channel by this much, µs: a rig whose channels are not aligned (negative: right early).", valueName: "µs"))
+        var channelDelay: Double = 0
+
+        @Option(help: ArgumentHelp("Gain of the right channel re the left, dB: a rig whose channels are not matched.", valueName: "dB"))
+        var channelGain: Double = 0
+
         @Option(help: ArgumentHelp("Level of each source, dBFS RMS.", valueName: "dBFS"))
         var level: Double = -20
 
@@ -97,6 +103,10 @@ extension SoundCompassCommand {
                 throw ValidationError("--head-radius must be in (0, 1] metres")
             }
             guard headIld.isFinite, abs(headIld) <= 40 else { throw ValidationError("--head-ild must be within ±40 dB") }
+            guard channelDelay.isFinite, abs(channelDelay) <= 10_000 else {
+                throw ValidationError("--channel-delay must be within ±10000 µs")
+            }
+            guard channelGain.isFinite, abs(channelGain) <= 40 else { throw ValidationError("--channel-gain must be within ±40 dB") }
             guard level.isFinite, level >= -120, level <= 20 else { throw ValidationError("--level must be −120…20 dBFS") }
             if let snr, !(snr.isFinite && snr >= -60 && snr <= 120) { throw ValidationError("--snr must be −60…120 dB") }
             let nyquist = Double(rate) / 2
@@ -122,7 +132,8 @@ extension SoundCompassCommand {
             try Diagnostics.reportingFailures {
                 let scene = makeScene()
                 let listener = turn.map { RotatingListener(scene: scene, yaw: $0.motion) }
-                let signal = listener?.render() ?? scene.render()
+                let rig = ChannelMismatch(delay: channelDelay * 1e-6, gainDecibels: channelGain)
+                let signal = rig.apply(to: listener?.render() ?? scene.render())
                 let writer = try SoundFileWriter(
                     path: outputFile, sampleRate: Int(scene.sampleRate), channels: 2, format: fileFormat)
                 try writer.write(channels: [signal.left, signal.right])

@@ -25,6 +25,11 @@ public struct AnalysisConfiguration: Sendable, Equatable {
     /// 0 turns the weighting off.
     public var tailDecayRate: Double
 
+    /// Extra lag, seconds, that GCC-PHAT searches beyond the array's physical limit (default 0).
+    /// Calibration measures with a margin, so that a rig wider than its nominal spacing or a
+    /// lagging channel is not clipped at the nominal limit.
+    public var lagMargin: Double = 0
+
     /// Default ``tailDecayRate``, dB/s: the decay of a room with an RT60 of about 0.5 s.
     public static let defaultTailDecayRate = 125.0
 
@@ -94,8 +99,10 @@ public struct AnalysisConfiguration: Sendable, Equatable {
     public var usableBands: [BandSpec] { BandSpec.usable(bands, sampleRate: sampleRate) }
 
     /// The largest lag GCC-PHAT must search, in samples: the array's largest physical delay plus
-    /// the calibrated channel delay, times the sample rate.
-    public var maximumLagSamples: Double { (array.maximumDelay + abs(array.delayOffset)) * sampleRate }
+    /// the calibrated channel delay and ``lagMargin``, times the sample rate.
+    public var maximumLagSamples: Double {
+        (array.maximumDelay + abs(array.delayOffset) + max(0, lagMargin)) * sampleRate
+    }
 
     /// Frame duration in seconds.
     public var frameDuration: Double { Double(frameLength) / sampleRate }

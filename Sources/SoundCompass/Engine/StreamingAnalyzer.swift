@@ -40,6 +40,10 @@ public final class StreamingAnalyzer {
     /// while the analysis runs.
     public let orientation: YawTimeline?
 
+    /// The broadband estimate behind the most recent record, with every cue as measured (no
+    /// profile offset removed); `nil` before the first frame. Calibration reads it.
+    public private(set) var lastEstimate: FrameEstimate?
+
     /// Number of frames analysed so far.
     public private(set) var framesAnalysed = 0
     /// Number of samples (per channel) taken in so far.
@@ -87,6 +91,7 @@ public final class StreamingAnalyzer {
         frontBack.reset()
         previousYaw = nil
         shifting = false
+        lastEstimate = nil
     }
 
     /// Takes in a block of samples and emits the record of every frame it completes.
@@ -141,6 +146,7 @@ public final class StreamingAnalyzer {
         let estimate = estimator.estimate(
             left: UnsafeBufferPointer(start: left.baseAddress, count: config.frameLength),
             right: UnsafeBufferPointer(start: right.baseAddress, count: config.frameLength))
+        lastEstimate = estimate
         record.frame = framesAnalysed
         record.time = (Double(frameStartSample) + Double(config.frameLength) / 2) / config.sampleRate
         let active = activity.update(

@@ -88,35 +88,20 @@ public struct IMULog {
     /// - Throws: ``IMUError/notFound(path:)``, or ``IMUError/unreadable(path:reason:)`` for
     ///   any other failure and for a directory.
     static func openLog(_ path: String, flags: Int32 = 0) throws(IMUError) -> Int32 {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | flags)
-        guard fd >= 0 else {
-            let code = errno
-            if code == ENOENT { throw IMUError.notFound(path: path) }
-            throw IMUError.unreadable(path: path, reason: String(cString: strerror(code)))
-        }
-        var info = stat()
-        if fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
-            close(fd)
-            throw IMUError.unreadable(path: path, reason: String(cString: strerror(EISDIR)))
-        }
-        return fd
+        do { return try TextFile.open(path, flags: flags) } catch { throw IMUError(path: path, failure: error) }
     }
 
-    /// The whole file as text (invalid UTF-8 is replaced, and then fails to parse as numbers).
+    /// The whole file as text.
     static func readText(_ path: String) throws(IMUError) -> String {
-        let fd = try openLog(path)
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw IMUError.unreadable(path: path, reason: String(cString: strerror(errno)))
-            }
-            if n == 0 { break }
-            bytes.append(contentsOf: chunk[0..<n])
+        do { return try TextFile.read(path) } catch { throw IMUError(path: path, failure: error) }
+    }
+}
+
+extension IMUError {
+    init(path: String, failure: TextFile.Failure) {
+        switch failure {
+        case .notFound: self = .notFound(path: path)
+        case .unreadable(let reason): self = .unreadable(path: path, reason: reason)
         }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -1,0 +1,99 @@
+/// One stretch of activity in a recording, summarised: where the sound was and how sure the
+/// engine was.
+public struct ActivitySegment: Sendable, Equatable {
+    /// First active frame's time, seconds (frame centre).
+    public var start: Double
+    /// Last active frame's time, seconds (frame centre).
+    public var end: Double
+    /// Active frames in the segment.
+    public var frames: Int
+    /// Median azimuth of the confident frames, degrees (the tracked azimuth when none is
+    /// confident). Frames placed behind by front/back resolution count behind.
+    public var medianAzimuth: Double
+    /// Spread of the confident frames' azimuths: the interquartile range, degrees (0 with
+    /// fewer than two confident frames).
+    public var spread: Double
+    /// Mean fused confidence of the active frames, 0…1.
+    public var meanConfidence: Double
+    /// Confident frames (confidence ≥ ``SegmentSummarizer/minimumConfidence``).
+    public var confidentFrames: Int
+    /// The band that was loudest in most frames, or `nil` without bands.
+    public var dominantBand: String?
+}
+
+/// Cuts a stream of records into ``ActivitySegment``s: runs of active frames, with pauses
+/// shorter than ``bridge`` (between words and short phrases) bridged.
+///
+/// Memory grows with the length of the current segment only (its azimuths, for the median).
+public struct SegmentSummarizer: Sendable {
+    /// Pauses up to this long, seconds, do not end a segment (default 0.5 s).
+    public var bridge: Double
+    /// Segments shorter than this, seconds, are dropped as clicks (default 0.1 s).
+    public var minimumDuration: Double
+    /// Frames at least this confident count for the median and spread.
+    public static let minimumConfidence = 0.2
+
+    private var start: Double?
+    private var end = 0.0
+    private var frames = 0
+    private var confidenceSum = 0.0
+    private var azimuths: [Double] = []
+    private var tracked: [Double] = []
+    private var loudestCounts: [String: Int] = [:]
+
+    /// Segments finished so far.
+    public private(set) var segments: [ActivitySegment] = []
+
+    public init(bridge: Double = 0.5, minimumDuration: Double = 0.1) {
+        self.bridge = bridge
+        self.minimumDuration = minimumDuration
+    }
+
+    /// Takes the next record.
+    public mutating func add(_ record: AnalysisRecord) {
+        if start != nil, record.time - end > bridge { close() }
+        guard record.active else { return }
+        if start == nil { start = record.time }
+        end = record.time
+        frames += 1
+        confidenceSum += record.confidence
+        tracked.append(record.azimuth)
+        if record.confidence >= Self.minimumConfidence {
+            azimuths.append(record.hemisphere == .back ? FrontBackResolver.behind(record.rawAzimuth) : record.rawAzimuth)
+        }
+        if let loudest = record.bands.first(where: \.loudest) { loudestCounts[loudest.name, default: 0] += 1 }
+    }
+
+    /// Ends the stream: closes the open segment and returns every segment.
+    public mutating func finish() -> [ActivitySegment] {
+        close()
+        return segments
+    }
+
+    private mutating func close() {
+        defer {
+            start = nil
+            frames = 0
+            confidenceSum = 0
+            azimuths.removeAll(keepingCapacity: true)
+            tracked.removeAll(keepingCapacity: true)
+            loudestCounts.removeAll(keepingCapacity: true)
+        }
+        guard let start, end - start >= minimumDuration else { return }
+        let values = azimuths.isEmpty ? tracked : azimuths
+        // Unwrap around the first value so a source behind (±180°) does not split in two.
+        let reference = values[0]
+        let unwrapped = values.map { reference + YawTimeline.wrap($0 - reference) }.sorted()
+        func quantile(_ q: Double) -> Double {
+            let position = q * Double(unwrapped.count - 1)
+            let i = Int(position), f = position - Double(i)
+            return i + 1 < unwrapped.count ? unwrapped[i] * (1 - f) + unwrapped[i + 1] * f : unwrapped[i]
+        }
+        let dominant = loudestCounts.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }?.key
+        segments.append(ActivitySegment(
+            start: start, end: end, frames: frames, medianAzimuth: YawTimeline.wrap(quantile(0.5)),
+            spread: azimuths.count >= 2 ? quantile(0.75) - quantile(0.25) : 0,
+            meanConfidence: confidenceSum / Double(frames), confidentFrames: azimuths.count,
+            dominantBand: dominant))
+    }
+}

@@ -1,0 +1,195 @@
+import ArgumentParser
+import Foundation
+import SoundCompass
+
+extension SoundCompassCommand {
+    struct Calibrate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Fit an array profile from a recording of a sound whose direction is known.",
+            discussion: """
+                Give the truth as --truth DEG (a still source at that azimuth) or --truth FILE \
+                (a time,azimuth CSV, as synth writes). Fits the effective spacing (head radius for \
+                binaural), the channels' delay and gain offsets and, for coincident and binaural, \
+                the ILD gain; a still source fixes the offsets only. Prints the error before and \
+                after on stderr and writes the profile (JSON) to --output, or to stdout. Use it with \
+                analyze or live --profile FILE. Refuses, with exit code 65, a recording that cannot \
+                support the fit. See Docs/Calibration.md.
+                """)
+
+        @Argument(help: "A recording of a sound whose direction is known.")
+        var file: String
+
+        @Option(help: ArgumentHelp("The true azimuth in degrees (a still source), or a CSV file with time,azimuth columns.", valueName: "deg|file"))
+        var truth: String
+
+        @Option(help: ArgumentHelp(
+            "What to fit, comma-separated: spacing (head radius for binaural), delay, gain, ild-gain (default: all the array model has; delay,gain for a still source).",
+            valueName: "list"))
+        var fit: String?
+
+        @OptionGroup(title: "Analysis (the nominal settings)")
+        var analysis: AnalysisOptions
+
+        @Option(name: .shortAndLong, help: ArgumentHelp("Write the profile to this file instead of stdout.", valueName: "file"))
+        var output: String?
+
+        @Flag(name: .shortAndLong, help: "Print no report on stderr.")
+        var quiet = false
+
+        func validate() throws {
+            if let fit {
+                for name in fit.split(separator: ",", omittingEmptySubsequences: false) {
+                    let trimmed = name.trimmingCharacters(in: .whitespaces)
+                    guard CalibrationParameter(rawValue: trimmed) != nil else {
+                        throw ValidationError("--fit: \"\(trimmed)\" is not one of spacing, delay, gain, ild-gain")
+                    }
+                }
+            }
+        }
+
+        func run() throws {
+            try Diagnostics.reportingFailures {
+                if let output, LineSink.isSameFile(output, file) || output == truth {
+                    throw CLIFailure("\(output): --output names an input file; refusing to overwrite it", status: .usage)
+                }
+                let truthTrack = try readTruth()
+                var source = try analysis.openSource(file)
+                let (config, _) = try analysis.makeAnalyzer(for: source)
+                let parameters = try chooseParameters(config.array, still: truthTrack.stillAzimuth != nil)
+                let measurement = try Calibrator.measure(source, configuration: config, truth: truthTrack)
+                guard measurement.activeFrames > 0 else {
+                    throw CLIFailure(
+                        "\(file): \(CalibrationError.noActiveFrames(frames: measurement.frames).description)",
+                        status: .dataError)
+                }
+                let fitted: CalibrationFit
+                do {
+                    fitted = try ArrayCalibration.fit(
+                        measurement.observations, nominal: config.array, parameters: parameters,
+                        sampleRate: config.sampleRate, activeFrames: measurement.activeFrames)
+                } catch let error as CalibrationError {
+                    throw CLIFailure("\(file): \(error.description)", status: .dataError)
+                }
+                var corrected = config
+                corrected.array = fitted.array
+                source = try analysis.openSource(file)
+                let after = try Calibrator.errors(source, configuration: corrected, truth: truthTrack)
+                let profile = ArrayProfile(
+                    model: fitted.array, sampleRate: config.sampleRate, fitted: parameters,
+                    recording: file, medianErrorBefore: measurement.before.median, medianErrorAfter: after.median)
+                if !quiet {
+                    report(
+                        fitted, nominal: config.array, before: measurement.before, after: after,
+                        measurement: measurement, truth: truthTrack)
+                }
+                if let output {
+                    try createFile(output).write(Array(profile.json.utf8))
+                    if !quiet { Diagnostics.note("wrote \(output)") }
+                } else {
+                    let sink = LineSink.standardOutput()
+                    try sink.write(Array(profile.json.utf8))
+                }
+            }
+        }
+
+        /// `--truth` as a still azimuth or a file.
+        private func readTruth() throws -> TruthTrack {
+            if let degrees = Double(truth), !FileManager.default.fileExists(atPath: truth) {
+                guard degrees.isFinite, abs(degrees) <= 180 else {
+                    throw CLIFailure("--truth \(truth): an azimuth must be within ±180°", status: .usage)
+                }
+                return TruthTrack(stillAzimuth: degrees)
+            }
+            return try TruthTrack(path: truth)
+        }
+
+        /// The parameters to fit: `--fit`, or everything the model has (the offsets only for a still source).
+        private func chooseParameters(_ model: ArrayModel, still: Bool) throws -> [CalibrationParameter] {
+            let available = ArrayCalibration.parameters(for: model.kind)
+            if let fit {
+                let asked = fit.split(separator: ",").compactMap {
+                    CalibrationParameter(rawValue: $0.trimmingCharacters(in: .whitespaces))
+                }
+                if let missing = asked.first(where: { !available.contains($0) }) {
+                    throw CLIFailure(
+                        "--fit \(missing.rawValue): the \(model.kind.rawValue) model has no such parameter (it has \(available.map(\.rawValue).joined(separator: ", ")))",
+                        status: .usage)
+                }
+                return available.filter(asked.contains)
+            }
+            guard still else { return available }
+            let held = available.filter(\.needsAngleRange)
+            if !held.isEmpty && !quiet {
+                Diagnostics.note(
+                    "a still source fixes the offsets only; \(held.map(\.rawValue).joined(separator: " and ")) kept as given (sweep a source across to fit \(held.count == 1 ? "it" : "them"))")
+            }
+            return available.filter { !$0.needsAngleRange }
+        }
+
+        /// The before/after table on stderr.
+        private func report(
+            _ fit: CalibrationFit, nominal: ArrayModel, before: AzimuthErrors, after: AzimuthErrors,
+            measurement: Calibrator.Measurement, truth: TruthTrack
+        ) {
+            let binaural = nominal.kind == .binaural
+            let hasILDGain = nominal.kind != .spaced
+            let signed = { (x: Double) in x > 0.05 ? "+" + formatNumber(x, 0) : x < -0.05 ? "−" + formatNumber(-x, 0) : "0" }
+            let range = truth.stillAzimuth.map { "a still source at \(signed($0))°" }
+                ?? "truth \(signed(fit.lateralRange.lowerBound))…\(signed(fit.lateralRange.upperBound))° (lateral, 5–95 %)"
+            Diagnostics.note(
+                "calibrate \(file): \(fit.frameCount) confident frames of \(measurement.activeFrames) active (\(measurement.frames) in all); \(range)")
+            var header = ["", binaural ? "head radius" : "spacing", "delay offset", "gain offset"]
+            if hasILDGain { header.append("ILD gain") }
+            header += ["median error", "90th pct", "frames"]
+            func row(_ label: String, _ model: ArrayModel, _ errors: AzimuthErrors?) -> [String] {
+                var cells = [
+                    label, "\(formatFixedCLI(binaural ? model.headRadius : model.spacing, 4)) m",
+                    "\(formatFixedCLI(model.delayOffset * 1e6, 1)) µs", "\(formatFixedCLI(model.gainOffsetDecibels, 2)) dB",
+                ]
+                if hasILDGain { cells.append(formatFixedCLI(model.ildGain, 2)) }
+                if let errors {
+                    cells += ["\(formatFixedCLI(errors.median, 2))°", "\(formatFixedCLI(errors.percentile90, 2))°", "\(errors.count)"]
+                } else {
+                    cells += ["", "", ""]
+                }
+                return cells
+            }
+            func error(_ p: CalibrationParameter, _ scale: Double, _ places: Int, _ unit: String) -> String {
+                guard let e = fit.standardErrors[p] else { return "held" }
+                return "±\(formatSignificant(e * scale, 2))\(unit)"
+            }
+            var rows = [header, row("nominal", nominal, before), row("fitted", fit.array, after)]
+            var errors = ["std. error", error(.spacing, 1, 4, " m"), error(.delay, 1e6, 1, " µs"), error(.gain, 1, 2, " dB")]
+            if hasILDGain { errors.append(error(.ildGain, 1, 2, "")) }
+            rows.append(errors + ["", "", ""])
+            for line in Table.render(rows) { Diagnostics.write("  " + line + "\n") }
+        }
+    }
+}
+
+/// `value` with exactly `places` decimals: "0.1200", "-3.0".
+func formatFixedCLI(_ value: Double, _ places: Int) -> String {
+    String(format: "%.\(places)f", value == 0 ? 0 : value)
+}
+
+/// `value` to `digits` significant digits: "0.00012", "0.35", "12".
+func formatSignificant(_ value: Double, _ digits: Int) -> String {
+    guard value != 0, value.isFinite else { return "0" }
+    let places = max(0, digits - 1 - Int(log10(abs(value)).rounded(.down)))
+    return String(format: "%.\(places)f", value)
+}
+
+/// Plain-text tables for stderr: columns padded to their widest cell, the first left-aligned.
+enum Table {
+    static func render(_ rows: [[String]]) -> [String] {
+        let columns = rows.map(\.count).max() ?? 0
+        var widths = [Int](repeating: 0, count: columns)
+        for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
+        return rows.map { row in
+            row.enumerated().map { i, cell in
+                let pad = String(repeating: " ", count: widths[i] - cell.count)
+                return i == 0 ? cell + pad : pad + cell
+            }.joined(separator: "  ")
+        }
+    }
+}

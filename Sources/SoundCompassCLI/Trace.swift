@@ -1,0 +1,71 @@
+import ArgumentParser
+import SoundCompass
+import TestSignals
+
+extension SoundCompassCommand {
+    struct Trace: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Plot what the engine heard, frame by frame, and summarise the active segments.",
+            discussion: """
+                Analyses FILE (default: the built-in demo scene, with its truth) and writes an SVG \
+                plot (--plot; default NAME.trace.svg): the tracked azimuth with each frame's own \
+                estimate shaded by confidence, activity, one line per band, ILD, ITD and level \
+                panels, yaw and front/back with --imu, and the truth and the error with --truth. \
+                Prints a table of the active segments on stderr (start, end, median azimuth, spread, \
+                mean confidence, dominant band); --summary-json writes it as JSON. No records are \
+                written: use analyze --plot for records and a plot. See Docs/Calibration.md.
+                """)
+
+        @Argument(help: "Sound file to trace (default: the built-in demo scene).")
+        var file: String?
+
+        @OptionGroup(title: "Trace")
+        var trace: TraceOptions
+
+        @OptionGroup(title: "Analysis")
+        var analysis: AnalysisOptions
+
+        @OptionGroup(title: "Front/back from an IMU")
+        var imu: IMUOptions
+
+        @Flag(name: .shortAndLong, help: "Print nothing on stderr but errors and warnings.")
+        var quiet = false
+
+        func run() throws {
+            try Diagnostics.reportingFailures {
+                let plot = trace.plot ?? SoundCompassCommand.Synth.defaultPath(for: file ?? "demo", suffix: ".trace.svg")
+                try trace.checkOutputs(inputs: [file, imu.imu])
+                if let file, plot == file || LineSink.isSameFile(plot, file) {
+                    throw CLIFailure("\(plot): the plot would overwrite the input", status: .usage)
+                }
+                let source = try analysis.openSource(file)
+                let duration = source.expectedFrameCount.map { Double($0) / source.sampleRate }
+                let log = try imu.load(audioDuration: duration)
+                let (config, analyzer) = try analysis.makeAnalyzer(for: source, orientation: log?.timeline)
+                let demoTruth = file == nil && trace.truth == nil
+                    ? try TruthTrack(text: Scene.demo().truthCSV(), name: "demo truth") : nil
+                guard let session = try trace.makeSession(
+                    for: source, bandNames: config.usableBands.map(\.name), plot: plot, defaultTruth: demoTruth,
+                    always: true)
+                else { return }
+                if !quiet {
+                    Diagnostics.note("\(source.name): \(Int(source.sampleRate)) Hz; \(analysis.describe(config))")
+                    if let log { Diagnostics.note(imu.describe(log)) }
+                }
+                let progress = ProgressBar(
+                    totalFrames: source.expectedFrameCount, sampleRate: source.sampleRate,
+                    enabled: !quiet && Diagnostics.isTerminal)
+                defer { progress.finish() }
+                try analyzer.analyse(source, progress: progress.update) { session.add($0) }
+                progress.finish()
+                for warning in source.warnings { Diagnostics.warning(warning) }
+                Diagnostics.warnReplacedSamples(analyzer, source: source)
+                var settings = "\(Int(source.sampleRate)) Hz; \(analysis.describe(config))"
+                if let path = imu.imu { settings += "; IMU \(path)" }
+                try trace.finish(
+                    session, plot: plot, config: config, settings: settings,
+                    duration: Double(analyzer.samplesProcessed) / source.sampleRate, table: !quiet)
+            }
+        }
+    }
+}
