@@ -59,3 +59,55 @@ struct CalibrationTests {
         #expect(without.median > 2 * with.median)
     }
 }
+
+@Suite("Calibration of level-cue arrays")
+struct LevelCalibrationTests {
+    /// A source swept across −80…+80° through `microphones`, a channel gain offset of 2 dB.
+    private func sweep(_ microphones: Microphones) -> (StereoSignal, Scene) {
+        let scene = Scene(
+            duration: 6, microphones: microphones,
+            sources: [Source(.pinkNoise, path: .sweep(from: -80, to: 80, between: 0, and: 6), levelDBFS: -24, seed: 8)],
+            noise: SensorNoise(snrDecibels: 25, seed: 9))
+        return (ChannelMismatch(gainDecibels: 2).apply(to: scene.render()), scene)
+    }
+
+    private func calibrate(_ microphones: Microphones, nominal model: ArrayModel) throws
+        -> (fit: CalibrationFit, before: Double, after: Double)
+    {
+        let (signal, scene) = sweep(microphones)
+        let truth = try TruthTrack(text: scene.truthCSV(), name: "truth.csv")
+        let config = AnalysisConfiguration(sampleRate: 48000, array: model)
+        let m = try Calibrator.measure(
+            MemoryStereoSource(left: signal.left, right: signal.right, sampleRate: 48000), configuration: config, truth: truth)
+        let fit = try ArrayCalibration.fit(
+            m.observations, nominal: model, parameters: ArrayCalibration.parameters(for: model.kind), sampleRate: 48000,
+            activeFrames: m.activeFrames)
+        var corrected = config
+        corrected.array = fit.array
+        let after = try Calibrator.errors(
+            MemoryStereoSource(left: signal.left, right: signal.right, sampleRate: 48000), configuration: corrected, truth: truth)
+        return (fit, m.before.median, after.median)
+    }
+
+    @Test("binaural: head radius, gain offset and the ILD gain of a head with 8 dB at 90°")
+    func binaural() throws {
+        let result = try calibrate(.binaural(headRadius: 0.095, ildAt90: 8), nominal: ArrayModel(kind: .binaural))
+        let a = result.fit.array
+        print("binaural: head radius \(a.headRadius) m, gain \(a.gainOffsetDecibels) dB, ILD gain \(a.ildGain) dB; median error \(result.before)° → \(result.after)°")
+        #expect(abs(a.headRadius - 0.095) / 0.095 < 0.03)
+        #expect(abs(a.gainOffsetDecibels - 2) < 0.3)
+        #expect(abs(a.ildGain - 8) < 0.8)
+        #expect(result.after < result.before / 2)
+    }
+
+    @Test("coincident: gain offset and the ILD gain of an XY pair of cardioids")
+    func coincident() throws {
+        let result = try calibrate(.coincident(halfAngle: 45), nominal: ArrayModel(kind: .coincident))
+        let a = result.fit.array
+        print("coincident: gain \(a.gainOffsetDecibels) dB, ILD gain \(a.ildGain); median error \(result.before)° → \(result.after)°")
+        #expect(abs(a.gainOffsetDecibels - 2) < 0.3)
+        // Near ahead an XY pair at ±45° gives x ≈ 0.41·sin θ, so the tanh gain that maps it back is about 2.4.
+        #expect(a.ildGain > 1.5 && a.ildGain < 4)
+        #expect(result.after < result.before / 2)
+    }
+}
