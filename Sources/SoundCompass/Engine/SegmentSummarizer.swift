@@ -22,7 +22,9 @@ public struct ActivitySegment: Sendable, Equatable {
 }
 
 /// Cuts a stream of records into ``ActivitySegment``s: runs of active frames, with pauses
-/// shorter than ``bridge`` (between words and short phrases) bridged.
+/// shorter than ``bridge`` (between words and short phrases) bridged — unless the sound after
+/// the pause comes from elsewhere (more than ``jump`` from the last confident frames): then a
+/// new segment starts. A source that moves without pausing stays one segment.
 ///
 /// Memory grows with the length of the current segment only (its azimuths, for the median).
 public struct SegmentSummarizer: Sendable {
@@ -30,6 +32,9 @@ public struct SegmentSummarizer: Sendable {
     public var bridge: Double
     /// Segments shorter than this, seconds, are dropped as clicks (default 0.1 s).
     public var minimumDuration: Double
+    /// A confident frame after a pause that is further than this from the mean of the last few
+    /// confident frames, degrees, starts a new segment (default 20°).
+    public var jump: Double
     /// Frames at least this confident count for the median and spread.
     public static let minimumConfidence = 0.2
 
@@ -44,8 +49,12 @@ public struct SegmentSummarizer: Sendable {
     /// Segments finished so far.
     public private(set) var segments: [ActivitySegment] = []
 
-    public init(bridge: Double = 0.5, minimumDuration: Double = 0.1) {
+    private var recent: [Double] = []
+    private var pausedSinceConfident = false
+
+    public init(bridge: Double = 0.5, minimumDuration: Double = 0.1, jump: Double = 20) {
         self.bridge = bridge
+        self.jump = jump
         self.minimumDuration = minimumDuration
     }
 
@@ -53,14 +62,24 @@ public struct SegmentSummarizer: Sendable {
     public mutating func add(_ record: AnalysisRecord) {
         if start != nil, record.time - end > bridge { close() }
         guard record.active else { return }
+        let azimuth = record.hemisphere == .back ? FrontBackResolver.behind(record.rawAzimuth) : record.rawAzimuth
+        let confident = record.confidence >= Self.minimumConfidence
+        if start != nil, record.time - end > Self.pause { pausedSinceConfident = true }
+        if confident && pausedSinceConfident && recent.count >= 3 {
+            let mean = recent.reduce(0) { $0 + YawTimeline.wrap($1 - recent[0]) } / Double(recent.count) + recent[0]
+            if abs(YawTimeline.wrap(azimuth - mean)) > jump { close() }
+        }
+        if confident {
+            pausedSinceConfident = false
+            recent.append(azimuth)
+            if recent.count > 5 { recent.removeFirst() }
+        }
         if start == nil { start = record.time }
         end = record.time
         frames += 1
         confidenceSum += record.confidence
         tracked.append(record.azimuth)
-        if record.confidence >= Self.minimumConfidence {
-            azimuths.append(record.hemisphere == .back ? FrontBackResolver.behind(record.rawAzimuth) : record.rawAzimuth)
-        }
+        if confident { azimuths.append(azimuth) }
         if let loudest = record.bands.first(where: \.loudest) { loudestCounts[loudest.name, default: 0] += 1 }
     }
 
@@ -70,9 +89,14 @@ public struct SegmentSummarizer: Sendable {
         return segments
     }
 
+    /// A gap between active frames longer than this, seconds, is a pause.
+    static let pause = 0.06
+
     private mutating func close() {
         defer {
             start = nil
+            recent.removeAll(keepingCapacity: true)
+            pausedSinceConfident = false
             frames = 0
             confidenceSum = 0
             azimuths.removeAll(keepingCapacity: true)
