@@ -70,7 +70,7 @@ extension SoundCompassCommand {
             if let session {
                 try trace.finish(
                     session, plot: trace.plot, config: config,
-                    settings: "\(Int(source.sampleRate)) Hz; \(analysis.describe(config))" + (imu.imu.map { "; IMU \($0)" } ?? ""),
+                    settings: analysis.plotSettings(config, imu: imu.imu),
                     duration: Double(analyzer.samplesProcessed) / source.sampleRate, table: !quiet && trace.summary)
             }
             for warning in source.warnings { Diagnostics.warning(warning) }

@@ -97,7 +97,8 @@ extension SoundCompassCommand {
         private func openSource() throws -> any CaptureSource {
             let selection = try analysis.channelSelection(for: inputName)
             // The default period is the analysis hop, so every read completes one frame.
-            let period = try self.period ?? analysis.configuration(sampleRate: Double(rate)).hopLength
+            // The hop does not depend on the array model, so the profile is not needed here.
+            let period = self.period ?? analysis.configuration(sampleRate: Double(rate)).hopLength
             if let input {
                 let count = rawChannels ?? selection.count ?? max(2, selection.pair?.left ?? 0, selection.pair?.right ?? 0)
                 let source = try RawPCMSource(

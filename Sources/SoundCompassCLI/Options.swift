@@ -146,19 +146,23 @@ struct AnalysisOptions: ParsableArguments {
             sampleRate: signal.sampleRate, name: "demo scene")
     }
 
-    /// The array model from the options, or from `--profile` (read and checked here).
+    /// The `--profile` file, read and checked; nil without one.
     /// - Throws: ``ProfileError`` for a profile that cannot be read or used.
-    func arrayModel() throws -> ArrayModel {
-        if let profile { return try ArrayProfile.load(path: profile).model }
+    func loadProfile() throws -> ArrayProfile? {
+        try profile.map { try ArrayProfile.load(path: $0) }
+    }
+
+    /// The array model: the profile's when one is given, else the options'.
+    func arrayModel(profile loaded: ArrayProfile?) -> ArrayModel {
+        if let loaded { return loaded.model }
         return ArrayModel(
             kind: array ?? .spaced, spacing: spacing ?? ArrayModel.defaultSpacing,
             headRadius: headRadius ?? ArrayModel.defaultHeadRadius, ildGain: ildGain)
     }
 
-    /// The analysis settings for a sample rate.
-    /// - Throws: ``ProfileError`` for a `--profile` that cannot be read or used.
-    func configuration(sampleRate: Double) throws -> AnalysisConfiguration {
-        let model = try arrayModel()
+    /// The analysis settings for a sample rate, with the array model of `profile` when given.
+    func configuration(sampleRate: Double, profile loaded: ArrayProfile? = nil) -> AnalysisConfiguration {
+        let model = arrayModel(profile: loaded)
         let frameLength = frame?.samples(at: sampleRate)
         let hopLength = hop?.samples(at: sampleRate)
         // `validate()` has already rejected a --bands list that does not parse.
@@ -174,8 +178,9 @@ struct AnalysisOptions: ParsableArguments {
     func makeAnalyzer(for source: some StereoSource, orientation: YawTimeline? = nil) throws
         -> (AnalysisConfiguration, StreamingAnalyzer)
     {
-        let config = try configuration(sampleRate: source.sampleRate)
-        if let profile, let fitted = try? ArrayProfile.load(path: profile), fitted.sampleRate != source.sampleRate {
+        let loaded = try loadProfile()
+        let config = configuration(sampleRate: source.sampleRate, profile: loaded)
+        if let profile, let fitted = loaded, fitted.sampleRate != source.sampleRate {
             Diagnostics.warning(
                 "\(profile): fitted at \(formatHertz(fitted.sampleRate)), but \(source.name) is \(formatHertz(source.sampleRate)); a different interface setting may delay the channels differently")
         }
@@ -190,6 +195,11 @@ struct AnalysisOptions: ParsableArguments {
         let ms = { (n: Int) in String(Int((Double(n) / config.sampleRate * 1000).rounded())) }
         return "frame \(config.frameLength) (\(ms(config.frameLength)) ms), hop \(config.hopLength) (\(ms(config.hopLength)) ms), "
             + Self.describe(config.array) + (profile.map { " (profile \($0))" } ?? "")
+    }
+
+    /// The settings line under a trace plot's title: rate, framing, array, and the IMU log.
+    func plotSettings(_ config: AnalysisConfiguration, imu: String?) -> String {
+        "\(Int(config.sampleRate)) Hz; \(describe(config))" + (imu.map { "; IMU \($0)" } ?? "")
     }
 
     /// The array model in a few words: "spaced 0.15 m", "binaural head radius 0.0875 m, ILD gain 10",

@@ -60,10 +60,8 @@ extension SoundCompassCommand {
                 progress.finish()
                 for warning in source.warnings { Diagnostics.warning(warning) }
                 Diagnostics.warnReplacedSamples(analyzer, source: source)
-                var settings = "\(Int(source.sampleRate)) Hz; \(analysis.describe(config))"
-                if let path = imu.imu { settings += "; IMU \(path)" }
                 try trace.finish(
-                    session, plot: plot, config: config, settings: settings,
+                    session, plot: plot, config: config, settings: analysis.plotSettings(config, imu: imu.imu),
                     duration: Double(analyzer.samplesProcessed) / source.sampleRate, table: !quiet)
             }
         }

@@ -79,9 +79,8 @@ final class TraceSession {
     let truth: TruthTrack?
     private let recorder: TraceRecorder?
     private var summarizer = SegmentSummarizer()
-    /// (time, signed error) of active frames with a truth.
-    private var errors: [(time: Double, error: Double)] = []
-    private var truths: [(time: Double, azimuth: Double)] = []
+    /// Active frames with a truth, in time order: signed error and true azimuth.
+    private var compared: [(time: Double, error: Double, truth: Double)] = []
 
     /// - Parameters:
     ///   - name: the recording, for titles and messages.
@@ -96,19 +95,23 @@ final class TraceSession {
         recorder?.add(record)
         summarizer.add(record)
         if record.active, let truth, let value = truth.azimuth(at: record.time) {
-            errors.append((record.time, TruthTrack.error(
-                azimuth: record.azimuth, truth: value, hemisphereKnown: record.hemisphere != .unknown)))
-            truths.append((record.time, value))
+            compared.append((record.time, TruthTrack.error(
+                azimuth: record.azimuth, truth: value, hemisphereKnown: record.hemisphere != .unknown), value))
         }
     }
 
     /// Ends the analysis: the segments, each with its truth and error when known.
     func finish() -> [SegmentReport] {
-        summarizer.finish().map { segment in
-            let inside = { (t: Double) in t >= segment.start && t <= segment.end }
-            let e = errors.filter { inside($0.time) }.map { abs($0.error) }
-            let t = truths.filter { inside($0.time) }.map(\.azimuth)
-            return SegmentReport(segment: segment, truthAzimuth: median(t), medianError: median(e))
+        // Segments and frames are both in time order: one pass over the frames.
+        var next = 0
+        return summarizer.finish().map { segment in
+            while next < compared.count && compared[next].time < segment.start { next += 1 }
+            var end = next
+            while end < compared.count && compared[end].time <= segment.end { end += 1 }
+            let inside = compared[next..<end]
+            next = end
+            return SegmentReport(
+                segment: segment, truthAzimuth: median(inside.map(\.truth)), medianError: median(inside.map { abs($0.error) }))
         }
     }
 

@@ -310,7 +310,7 @@ struct RobustLine {
             }
             let residuals = (0..<n).map { y[$0] - line.slope * x[$0] - line.intercept }
             // Robust scale: 1.4826 × the median absolute residual.
-            let scale = 1.4826 * median(residuals.map(abs))
+            let scale = 1.4826 * interpolatedQuantile(residuals.map(abs).sorted(), 0.5)
             // Errors from the final weights.
             let variance = zip(w, residuals).reduce(0) { $0 + $1.0 * $1.1 * $1.1 } / sw
             let effective = sw * sw / w.reduce(0) { $0 + $1 * $1 }
@@ -327,13 +327,6 @@ struct RobustLine {
             }
         }
         return line
-    }
-
-    private static func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        guard !sorted.isEmpty else { return 0 }
-        let mid = sorted.count / 2
-        return sorted.count % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
     }
 }
 
@@ -411,6 +404,15 @@ struct CoincidentLevelFit {
         }
         return (a + b) / 2
     }
+}
+
+/// The `q` quantile (0…1) of sorted `values`, interpolated between neighbours (the median of
+/// an even count is the mean of the middle two); 0 for no values.
+func interpolatedQuantile(_ sorted: [Double], _ q: Double) -> Double {
+    guard !sorted.isEmpty else { return 0 }
+    let position = q * Double(sorted.count - 1)
+    let i = Int(position.rounded(.down)), f = position - Double(i)
+    return i + 1 < sorted.count ? sorted[i] * (1 - f) + sorted[i + 1] * f : sorted[i]
 }
 
 /// `value` with `places` (0…7) decimals, for messages and profiles: `-12.35`.

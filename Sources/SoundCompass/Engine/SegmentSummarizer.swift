@@ -108,11 +108,7 @@ public struct SegmentSummarizer: Sendable {
         // Unwrap around the first value so a source behind (±180°) does not split in two.
         let reference = values[0]
         let unwrapped = values.map { reference + YawTimeline.wrap($0 - reference) }.sorted()
-        func quantile(_ q: Double) -> Double {
-            let position = q * Double(unwrapped.count - 1)
-            let i = Int(position), f = position - Double(i)
-            return i + 1 < unwrapped.count ? unwrapped[i] * (1 - f) + unwrapped[i + 1] * f : unwrapped[i]
-        }
+        func quantile(_ q: Double) -> Double { interpolatedQuantile(unwrapped, q) }
         let dominant = loudestCounts.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }?.key
         segments.append(ActivitySegment(
             start: start, end: end, frames: frames, medianAzimuth: YawTimeline.wrap(quantile(0.5)),

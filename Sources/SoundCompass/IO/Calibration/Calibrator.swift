@@ -43,7 +43,7 @@ public enum Calibrator {
         let nominal = try StreamingAnalyzer(configuration: configuration)
         let measuring = try StreamingAnalyzer(configuration: measurementConfiguration(configuration))
         var measurement = Measurement(observations: [], frames: 0, activeFrames: 0, before: AzimuthErrors())
-        try forEachBlock(of: source, progress: progress) { left, right in
+        try source.forEachBlock(progress: progress) { left, right in
             nominal.process(left: left, right: right) { measurement.before.add($0, truth: truth) }
             measuring.process(left: left, right: right) { record in
                 measurement.frames += 1
@@ -69,23 +69,5 @@ public enum Calibrator {
         var errors = AzimuthErrors()
         try analyzer.analyse(source, progress: progress) { errors.add($0, truth: truth) }
         return errors
-    }
-
-    /// Calls `body` with each block of `source`.
-    private static func forEachBlock(
-        of source: some StereoSource, blockFrames: Int = 4096, progress: ((Int) -> Void)?,
-        _ body: (UnsafeBufferPointer<Float>, UnsafeBufferPointer<Float>) throws -> Void
-    ) throws {
-        let left = UnsafeMutableBufferPointer<Float>.allocate(capacity: blockFrames)
-        let right = UnsafeMutableBufferPointer<Float>.allocate(capacity: blockFrames)
-        defer { left.deallocate(); right.deallocate() }
-        var total = 0
-        while true {
-            let n = try source.read(left: left, right: right)
-            if n == 0 { break }
-            total += n
-            try body(UnsafeBufferPointer(rebasing: left[0..<n]), UnsafeBufferPointer(rebasing: right[0..<n]))
-            progress?(total)
-        }
     }
 }

@@ -90,7 +90,7 @@ public enum TracePlot {
             for i in 0..<n {
                 guard let value = truth.azimuth(at: Double(trace.time[i])) else { continue }
                 let known = trace.hemisphere[i] != .unknown
-                truthValues[i] = Float(circle ? TruthTrack.wrap(value) : TruthTrack.lateral(value))
+                truthValues[i] = Float(circle ? YawTimeline.wrap(value) : TruthTrack.lateral(value))
                 if trace.active[i] {
                     errors[i] = Float(TruthTrack.error(azimuth: Double(trace.azimuth[i]), truth: value, hemisphereKnown: known))
                 }

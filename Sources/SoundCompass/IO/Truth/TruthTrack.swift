@@ -116,7 +116,7 @@ public struct TruthTrack: Sendable {
         guard t1 - t0 <= maximumGap else { return nil }
         let a0 = azimuths[low]
         let step = TruthTrack.difference(azimuths[high], a0)
-        return TruthTrack.wrap(a0 + step * (time - t0) / (t1 - t0))
+        return YawTimeline.wrap(a0 + step * (time - t0) / (t1 - t0))
     }
 
     /// The range of true azimuths, degrees (a still source: one value).
@@ -126,14 +126,7 @@ public struct TruthTrack: Sendable {
     }
 
     /// `a − b` on the circle, degrees in (−180, 180].
-    public static func difference(_ a: Double, _ b: Double) -> Double { wrap(a - b) }
-
-    /// An angle in degrees on (−180, 180].
-    public static func wrap(_ degrees: Double) -> Double {
-        var x = degrees.truncatingRemainder(dividingBy: 360)
-        if x <= -180 { x += 360 } else if x > 180 { x -= 360 }
-        return x
-    }
+    public static func difference(_ a: Double, _ b: Double) -> Double { YawTimeline.wrap(a - b) }
 
     /// The error of a reported azimuth against the truth, degrees. While front/back is unknown
     /// the report is lateral ([−90, 90]), so the truth is folded to the front first (a source
@@ -149,7 +142,7 @@ public struct TruthTrack: Sendable {
 
     /// An azimuth folded to the front half-plane, degrees in [−90, 90].
     public static func lateral(_ degrees: Double) -> Double {
-        let a = wrap(degrees)
+        let a = YawTimeline.wrap(degrees)
         if a > 90 { return 180 - a }
         if a < -90 { return -180 - a }
         return a
@@ -207,17 +200,9 @@ public struct AzimuthErrors: Sendable, Equatable {
     /// Frames compared.
     public var count: Int { errors.count }
     /// Median absolute error, degrees (0 with no frames).
-    public var median: Double { quantile(errors.map(abs), 0.5) }
+    public var median: Double { interpolatedQuantile(errors.map(abs).sorted(), 0.5) }
     /// 90th percentile of the absolute error, degrees.
-    public var percentile90: Double { quantile(errors.map(abs), 0.9) }
+    public var percentile90: Double { interpolatedQuantile(errors.map(abs).sorted(), 0.9) }
     /// Median signed error, degrees: a bias to one side.
-    public var bias: Double { quantile(errors, 0.5) }
-
-    private func quantile(_ values: [Double], _ q: Double) -> Double {
-        guard !values.isEmpty else { return 0 }
-        let sorted = values.sorted()
-        let position = q * Double(sorted.count - 1)
-        let i = Int(position.rounded(.down)), f = position - Double(i)
-        return i + 1 < sorted.count ? sorted[i] * (1 - f) + sorted[i + 1] * f : sorted[i]
-    }
+    public var bias: Double { interpolatedQuantile(errors.sorted(), 0.5) }
 }
