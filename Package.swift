@@ -5,6 +5,8 @@ let package = Package(
     name: "SoundCompass",
     products: [
         .library(name: "SoundCompass", targets: ["SoundCompass"]),
+        .library(name: "SoundCompassEngine", targets: ["SoundCompassEngine"]),
+        .library(name: "SoundCompassIO", targets: ["SoundCompassIO"]),
         .library(name: "TestSignals", targets: ["TestSignals"]),
         .executable(name: "soundcompass", targets: ["SoundCompassCLI"]),
     ],
@@ -33,10 +35,22 @@ let package = Package(
             providers: [.apt(["libasound2-dev"])]
         ),
 
-        // MARK: - Engine and I/O
+        // MARK: - Engine (pure DSP), I/O, and the umbrella that re-exports both
+        .target(
+            name: "SoundCompassEngine",
+            dependencies: ["CFFTW"],
+            path: "Sources/SoundCompassEngine"
+        ),
+        .target(
+            name: "SoundCompassIO",
+            dependencies: [
+                "SoundCompassEngine", "CSndFile", "CALSA", .product(name: "CSV", package: "CSV.swift"),
+            ],
+            path: "Sources/SoundCompassIO"
+        ),
         .target(
             name: "SoundCompass",
-            dependencies: ["CFFTW", "CSndFile", "CALSA", .product(name: "CSV", package: "CSV.swift")],
+            dependencies: ["SoundCompassEngine", "SoundCompassIO"],
             path: "Sources/SoundCompass"
         ),
 
@@ -60,12 +74,16 @@ let package = Package(
         // MARK: - Tests
         .target(
             name: "TestSupport",
-            dependencies: ["SoundCompass", "TestSignals"],
+            dependencies: ["SoundCompassEngine", "TestSignals"],
             path: "Tests/TestSupport"
         ),
         .testTarget(
-            name: "SoundCompassTests",
-            dependencies: ["SoundCompass", "TestSignals", "TestSupport"]
+            name: "SoundCompassEngineTests",
+            dependencies: ["SoundCompassEngine", "TestSignals", "TestSupport"]
+        ),
+        .testTarget(
+            name: "SoundCompassIOTests",
+            dependencies: ["SoundCompassIO", "SoundCompassEngine", "TestSignals", "TestSupport"]
         ),
         .testTarget(
             name: "TestSignalsTests",

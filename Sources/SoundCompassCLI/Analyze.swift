@@ -5,14 +5,14 @@ import TestSignals
 extension SoundCompassCommand {
     struct Analyze: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Analyse a sound file and print one record per analysis frame.",
+            abstract: "Analyze a sound file and print one record per analysis frame.",
             discussion: """
                 Reads any format libsndfile understands (WAV incl. 24-bit and WAVE_EXTENSIBLE, FLAC, \
                 AIFF, Ogg) block by block in constant memory, at any sample rate from 8 kHz. With no \
-                FILE, analyses the built-in demo scene.
+                FILE, analyzes the built-in demo scene.
                 """)
 
-        @Argument(help: "Sound file to analyse (default: the built-in demo scene).")
+        @Argument(help: "Sound file to analyze (default: the built-in demo scene).")
         var file: String?
 
         @OptionGroup(title: "Analysis")
@@ -33,11 +33,11 @@ extension SoundCompassCommand {
         func run() throws {
             try Diagnostics.reportingFailures {
                 let source = try analysis.openSource(file)
-                try analyse(source)
+                try analyze(source)
             }
         }
 
-        private func analyse(_ source: some StereoSource) throws {
+        private func analyze(_ source: some StereoSource) throws {
             let duration = source.expectedFrameCount.map { Double($0) / source.sampleRate }
             let log = try imu.load(audioDuration: duration)
             let (config, analyzer) = try analysis.makeAnalyzer(for: source, orientation: log?.timeline)
@@ -62,7 +62,7 @@ extension SoundCompassCommand {
                 enabled: !quiet && Diagnostics.isTerminal)
             defer { progress.finish() }
             try writer.writeHeader()
-            try analyzer.analyse(source, progress: progress.update) { record in
+            try analyzer.analyze(source, progress: progress.update) { record in
                 try writer.write(record)
                 session?.add(record)
             }
@@ -75,7 +75,7 @@ extension SoundCompassCommand {
             }
             for warning in source.warnings { Diagnostics.warning(warning) }
             Diagnostics.warnReplacedSamples(analyzer, source: source)
-            if analyzer.framesAnalysed == 0 {
+            if analyzer.framesAnalyzed == 0 {
                 Diagnostics.warning(
                     "\(source.name): shorter than one analysis frame (\(config.frameLength) samples); no records")
             }

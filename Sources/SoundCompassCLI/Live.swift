@@ -86,7 +86,7 @@ extension SoundCompassCommand {
             Interrupt.install()
             try Diagnostics.reportingFailures {
                 let source = try openSource()
-                try analyse(source)
+                try analyze(source)
             }
         }
 
@@ -118,7 +118,7 @@ extension SoundCompassCommand {
 
         // MARK: - Run
 
-        private func analyse(_ source: any CaptureSource) throws {
+        private func analyze(_ source: any CaptureSource) throws {
             let follower = try imu.imu.map { try IMUFollower(path: $0, format: imu.format, offset: imu.imuOffset) }
             let (config, analyzer) = try analysis.makeAnalyzer(for: source, orientation: follower?.timeline)
             let stdout = LineSink.standardOutput()
@@ -148,7 +148,7 @@ extension SoundCompassCommand {
             func status() -> TerminalCompass.Status {
                 TerminalCompass.Status(
                     streamSeconds: Double(analyzer.samplesProcessed) / source.sampleRate,
-                    frames: analyzer.framesAnalysed, overruns: source.overrunCount)
+                    frames: analyzer.framesAnalyzed, overruns: source.overrunCount)
             }
             let summary = try session.run(
                 shouldStop: { Interrupt.isRequested },

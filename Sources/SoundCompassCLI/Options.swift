@@ -37,7 +37,7 @@ struct FrameLength: ExpressibleByArgument, CustomStringConvertible {
     var description: String { unit == .samples ? "\(Int(value))" : "\(value)ms" }
 }
 
-/// The options that shape an analysis, shared by every command that analyses.
+/// The options that shape an analysis, shared by every command that analyzes.
 struct AnalysisOptions: ParsableArguments {
     @Option(help: "Array model: spaced (two mics in free field), binaural (ears of a head), coincident (level-encoded pair); default spaced.")
     var array: ArrayModel.Kind?

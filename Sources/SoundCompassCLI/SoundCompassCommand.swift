@@ -20,7 +20,7 @@ struct SoundCompassCommand: ParsableCommand {
         commandName: "soundcompass",
         abstract: "Tells where a sound comes from, using a stereo pair of microphones.",
         discussion: """
-            Run with no arguments to analyse the built-in demo scene. Records go to stdout \
+            Run with no arguments to analyze the built-in demo scene. Records go to stdout \
             (one per line), progress and diagnostics to stderr. Exit codes: 0 success, 1 internal \
             error, 64 bad usage, 65 unusable input data, 66 input missing or unreadable, \
             73 output cannot be created, 74 read or write error. See Docs/CLI.md.

@@ -7,7 +7,7 @@ extension SoundCompassCommand {
         static let configuration = CommandConfiguration(
             abstract: "Plot what the engine heard, frame by frame, and summarise the active segments.",
             discussion: """
-                Analyses FILE (default: the built-in demo scene, with its truth) and writes an SVG \
+                Analyzes FILE (default: the built-in demo scene, with its truth) and writes an SVG \
                 plot (--plot; default NAME.trace.svg): the tracked azimuth with each frame's own \
                 estimate shaded by confidence, activity, one line per band, ILD, ITD and level \
                 panels, yaw and front/back with --imu, and the truth and the error with --truth. \
@@ -56,7 +56,7 @@ extension SoundCompassCommand {
                     totalFrames: source.expectedFrameCount, sampleRate: source.sampleRate,
                     enabled: !quiet && Diagnostics.isTerminal)
                 defer { progress.finish() }
-                try analyzer.analyse(source, progress: progress.update) { session.add($0) }
+                try analyzer.analyze(source, progress: progress.update) { session.add($0) }
                 progress.finish()
                 for warning in source.warnings { Diagnostics.warning(warning) }
                 Diagnostics.warnReplacedSamples(analyzer, source: source)

@@ -1,9 +1,9 @@
 import Foundation
-import SoundCompass
+import SoundCompassEngine
 import TestSignals
 
 /// Runs a rendered signal through a fresh analyzer and collects every record.
-public func analyse(
+public func analyze(
     _ signal: StereoSignal, configuration: AnalysisConfiguration? = nil, orientation: YawTimeline? = nil
 ) throws -> [AnalysisRecord] {
     let config = configuration ?? AnalysisConfiguration(sampleRate: signal.sampleRate)

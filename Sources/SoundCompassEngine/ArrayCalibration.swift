@@ -1,0 +1,408 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A quantity of an ``ArrayModel`` that ``ArrayCalibration`` can fit.
+public enum CalibrationParameter: String, Sendable, CaseIterable {
+    /// The aperture: microphone spacing (spaced, coincident) or head radius (binaural), metres.
+    case spacing
+    /// The hardware's inter-channel delay, ``ArrayModel/delayOffset``, seconds.
+    case delay
+    /// The hardware's inter-channel gain, ``ArrayModel/gainOffsetDecibels``, dB.
+    case gain
+    /// The level-cue mapping gain, ``ArrayModel/ildGain`` (coincident and binaural).
+    case ildGain = "ild-gain"
+
+    /// True for the parameters that scale a cue with the angle, which only a truth covering a
+    /// range of angles can fit (a still source fixes the offsets only).
+    public var needsAngleRange: Bool { self == .spacing || self == .ildGain }
+}
+
+/// One analysis frame's cues as measured (no profile offset removed), with the true azimuth.
+public struct CalibrationObservation: Sendable, Equatable {
+    /// Frame time, seconds.
+    public var time: Double
+    /// True azimuth, degrees (only its lateral part, `sin θ`, is used).
+    public var truthAzimuth: Double
+    /// Measured delay, arrival at right minus arrival at left, seconds.
+    public var delay: Double
+    /// Measured broadband level difference, right minus left, dB.
+    public var ildDecibels: Double
+    /// Measured level difference above 1.5 kHz, right minus left, dB.
+    public var highFrequencyILD: Double
+    /// How much the frame counts, 0…1: its fused confidence.
+    public var weight: Double
+
+    public init(
+        time: Double, truthAzimuth: Double, delay: Double, ildDecibels: Double, highFrequencyILD: Double,
+        weight: Double
+    ) {
+        self.time = time
+        self.truthAzimuth = truthAzimuth
+        self.delay = delay
+        self.ildDecibels = ildDecibels
+        self.highFrequencyILD = highFrequencyILD
+        self.weight = weight
+    }
+}
+
+/// The result of a fit: the corrected model and how well the data pinned it down.
+public struct CalibrationFit: Sendable, Equatable {
+    /// The nominal model with the fitted parameters replaced.
+    public var array: ArrayModel
+    /// The parameters that were fitted (the others kept their nominal values).
+    public var fitted: [CalibrationParameter]
+    /// Standard error of each fitted parameter in its own unit (m, s, dB, gain), assuming
+    /// independent frames (overlapping frames are not: read them as lower bounds).
+    public var standardErrors: [CalibrationParameter: Double]
+    /// Confident frames the fit used.
+    public var frameCount: Int
+    /// The true azimuths the fit saw, 5th to 95th percentile of `sin θ`, as degrees.
+    public var lateralRange: ClosedRange<Double>
+    /// RMS residual of the delays after the fit, seconds (robust weights applied).
+    public var delayResidual: Double
+}
+
+/// Why a recording cannot support a calibration. Each description is one line.
+public enum CalibrationError: Error, Equatable, CustomStringConvertible {
+    /// No frame was active: silence, or nothing above the noise floor.
+    case noActiveFrames(frames: Int)
+    /// Too few active, confident frames where the truth says where the source is.
+    case tooFewFrames(confident: Int, needed: Int, active: Int)
+    /// The truth covers too narrow a range of angles to fit `parameter` for this aperture.
+    case narrowTruth(parameter: CalibrationParameter, low: Double, high: Double, neededSpan: Double)
+    /// The fit came out unphysical or too uncertain.
+    case cannotFit(parameter: CalibrationParameter, reason: String)
+
+    public var description: String {
+        switch self {
+        case .noActiveFrames(let n):
+            "no sound above the noise floor in any of its \(n) frames: nothing to calibrate on"
+        case .tooFewFrames(let confident, let needed, let active):
+            "only \(confident) confident frames where the truth knows the source (of \(active) active); a fit needs at least \(needed) — record a longer or louder known sound"
+        case .narrowTruth(let parameter, let low, let high, let span):
+            "the truth covers only \(formatDegrees(low))…\(formatDegrees(high))° (sin θ span \(formatFixed(sin(high * .pi / 180) - sin(low * .pi / 180), 2))); fitting the \(parameter.noun) needs a span of at least \(formatFixed(span, 2)) — sweep the source further across, or fit the offsets only (--fit delay,gain)"
+        case .cannotFit(let parameter, let reason):
+            "cannot fit the \(parameter.noun): \(reason)"
+        }
+    }
+}
+
+extension CalibrationParameter {
+    /// What the parameter is called in messages.
+    var noun: String {
+        switch self {
+        case .spacing: "spacing"
+        case .delay: "delay offset"
+        case .gain: "gain offset"
+        case .ildGain: "ILD gain"
+        }
+    }
+}
+
+/// Fits an ``ArrayModel`` to frames of a recording whose true directions are known.
+///
+/// The time cue is linear in the aperture and the offset:
+/// spaced and coincident `τ = −(d/c)·sin θ + τ₀`; binaural (Woodworth)
+/// `τ = −(r/c)·(φ + sin φ) + τ₀` with `φ = asin(sin θ)`. Both are fitted by weighted least
+/// squares with Huber weights (robust to the odd reflection). The level cue: spaced,
+/// `ILD = g₀` (a free-field pair hears no level difference); binaural, high-frequency
+/// `ILD = G·sin θ + g₀` (linear again); coincident, `sin θ = tanh(G·(|x| − 0.01))·sign x` with
+/// `x = tanh((ILD − g₀)·ln 10/40)`, the ratio `(R − L)/(R + L)` after removing `g₀`, fitted by
+/// a search over `g₀` with the best `G` for each.
+public enum ArrayCalibration {
+    /// Frames with a smaller fused confidence are not used.
+    public static let minimumConfidence = 0.2
+    /// Fewest confident frames a fit accepts.
+    public static let minimumFrames = 30
+    /// Smallest span of `sin θ` (5th to 95th percentile) that fits a scale (spacing, ILD gain).
+    public static let minimumLateralSpan = 0.3
+    /// The delays across the truth's span must cover at least this many samples to fit a spacing.
+    public static let minimumDelaySpanSamples = 3.0
+    /// Largest relative standard error accepted for a fitted scale.
+    public static let maximumRelativeError = 0.02
+
+    /// The parameters a model can have fitted, in order.
+    public static func parameters(for kind: ArrayModel.Kind) -> [CalibrationParameter] {
+        switch kind {
+        case .spaced: [.spacing, .delay, .gain]
+        case .binaural: [.spacing, .delay, .gain, .ildGain]
+        case .coincident: [.delay, .gain, .ildGain]
+        }
+    }
+
+    /// The smallest span of `sin θ` that fits the aperture of `model` at `sampleRate` Hz: at
+    /// least ``minimumLateralSpan``, more when the pair is so small that the span's delays
+    /// cover fewer than ``minimumDelaySpanSamples`` samples.
+    public static func neededLateralSpan(for model: ArrayModel, sampleRate: Double) -> Double {
+        let fullSpanSamples = 2 * model.maximumDelay * sampleRate
+        return max(minimumLateralSpan, 2 * minimumDelaySpanSamples / max(fullSpanSamples, 1e-9))
+    }
+
+    /// Fits `parameters` of `nominal` to `observations`.
+    /// - Parameters:
+    ///   - observations: active frames with a truth (weights below ``minimumConfidence`` are dropped).
+    ///   - nominal: the model the recording was analysed with; unfitted parameters keep its values.
+    ///   - parameters: what to fit (see ``parameters(for:)``).
+    ///   - sampleRate: Hz, for the span a spacing needs.
+    ///   - activeFrames: active frames in the recording, for the message when too few are confident.
+    /// - Throws: ``CalibrationError``.
+    public static func fit(
+        _ observations: [CalibrationObservation], nominal: ArrayModel, parameters: [CalibrationParameter],
+        sampleRate: Double, activeFrames: Int
+    ) throws(CalibrationError) -> CalibrationFit {
+        let used = observations.filter { $0.weight >= minimumConfidence && $0.weight.isFinite }
+        guard used.count >= minimumFrames else {
+            throw .tooFewFrames(confident: used.count, needed: minimumFrames, active: activeFrames)
+        }
+        let weights = used.map(\.weight)
+        let lateral = used.map { sin($0.truthAzimuth * .pi / 180) }
+        let low = weightedQuantile(lateral, weights, 0.05), high = weightedQuantile(lateral, weights, 0.95)
+        let degrees = { (s: Double) in asin(max(-1, min(1, s))) * 180 / .pi }
+        for parameter in parameters where parameter.needsAngleRange {
+            let needed = parameter == .spacing
+                ? neededLateralSpan(for: nominal, sampleRate: sampleRate) : minimumLateralSpan
+            if high - low < needed {
+                throw .narrowTruth(parameter: parameter, low: degrees(low), high: degrees(high), neededSpan: needed)
+            }
+        }
+        var model = nominal
+        var errors: [CalibrationParameter: Double] = [:]
+        let c = nominal.speedOfSound
+
+        // Time cue: τ = aperture·x + τ₀.
+        let x: [Double] = lateral.map { s in
+            switch nominal.kind {
+            case .spaced, .coincident: return -s / c
+            case .binaural: return -(asin(s) + s) / c
+            }
+        }
+        let aperture = nominal.kind == .binaural ? nominal.headRadius : nominal.spacing
+        let delays = used.map(\.delay)
+        let time = RobustLine.fit(
+            x: x, y: delays, weights: weights, slope: parameters.contains(.spacing) ? nil : aperture,
+            intercept: parameters.contains(.delay) ? nil : nominal.delayOffset)
+        if parameters.contains(.spacing) {
+            guard time.slope > 0 else {
+                throw .cannotFit(parameter: .spacing, reason: time.slope < 0
+                    ? "the delay falls as the source moves right, the opposite of a left/right pair — are the channels swapped (--swap)?"
+                    : "the delay does not change with the angle")
+            }
+            let relative = time.slopeError / time.slope
+            guard relative <= maximumRelativeError else {
+                throw .cannotFit(parameter: .spacing, reason: "the delays scatter too much (±\(formatFixed(100 * relative, 1)) %, at most \(formatFixed(100 * maximumRelativeError, 0)) % accepted) — record in a quieter, less reverberant place")
+            }
+            guard time.slope <= 10 else {
+                throw .cannotFit(parameter: .spacing, reason: "the fitted aperture \(formatFixed(time.slope, 3)) m is not a microphone pair")
+            }
+            if nominal.kind == .binaural { model.headRadius = time.slope } else { model.spacing = time.slope }
+            errors[.spacing] = time.slopeError
+        }
+        if parameters.contains(.delay) {
+            model.delayOffset = time.intercept
+            errors[.delay] = time.interceptError
+        }
+
+        // Level cue.
+        let wantsGain = parameters.contains(.gain), wantsILDGain = parameters.contains(.ildGain)
+        if wantsGain || wantsILDGain {
+            switch nominal.kind {
+            case .spaced:
+                let level = RobustLine.fit(
+                    x: lateral, y: used.map(\.ildDecibels), weights: weights, slope: 0,
+                    intercept: wantsGain ? nil : nominal.gainOffsetDecibels)
+                if wantsGain {
+                    model.gainOffsetDecibels = level.intercept
+                    errors[.gain] = level.interceptError
+                }
+            case .binaural:
+                let level = RobustLine.fit(
+                    x: lateral, y: used.map(\.highFrequencyILD), weights: weights,
+                    slope: wantsILDGain ? nil : nominal.ildGain, intercept: wantsGain ? nil : nominal.gainOffsetDecibels)
+                if wantsILDGain {
+                    guard level.slope > 0.5 else {
+                        throw .cannotFit(parameter: .ildGain, reason: "the level difference does not grow towards the louder side (\(formatFixed(level.slope, 2)) dB at 90°)")
+                    }
+                    model.ildGain = level.slope
+                    errors[.ildGain] = level.slopeError
+                }
+                if wantsGain {
+                    model.gainOffsetDecibels = level.intercept
+                    errors[.gain] = level.interceptError
+                }
+            case .coincident:
+                let level = CoincidentLevelFit.fit(
+                    ild: used.map(\.ildDecibels), lateral: lateral, weights: weights,
+                    gain: wantsILDGain ? nil : nominal.ildGain, offset: wantsGain ? nil : nominal.gainOffsetDecibels)
+                if wantsILDGain {
+                    model.ildGain = level.gain
+                    errors[.ildGain] = level.gainError
+                }
+                if wantsGain {
+                    model.gainOffsetDecibels = level.offset
+                    errors[.gain] = level.offsetError
+                }
+            }
+        }
+        return CalibrationFit(
+            array: model, fitted: parameters, standardErrors: errors, frameCount: used.count,
+            lateralRange: degrees(low)...degrees(high), delayResidual: time.residual)
+    }
+
+    /// The `q` quantile (0…1) of `values` with `weights`.
+    static func weightedQuantile(_ values: [Double], _ weights: [Double], _ q: Double) -> Double {
+        let order = values.indices.sorted { values[$0] < values[$1] }
+        let total = weights.reduce(0, +)
+        var cumulative = 0.0
+        for i in order {
+            cumulative += weights[i]
+            if cumulative >= q * total { return values[i] }
+        }
+        return values[order.last!]
+    }
+}
+
+/// A straight line `y = slope·x + intercept` fitted by iteratively reweighted least squares
+/// with Huber weights; either coefficient may be held fixed.
+struct RobustLine {
+    var slope: Double
+    var intercept: Double
+    /// Standard errors (0 for a held coefficient).
+    var slopeError: Double
+    var interceptError: Double
+    /// Weighted RMS residual.
+    var residual: Double
+
+    /// Huber's tuning constant, in robust standard deviations.
+    static let huber = 1.5
+
+    static func fit(x: [Double], y: [Double], weights: [Double], slope fixedSlope: Double?, intercept fixedIntercept: Double?)
+        -> RobustLine
+    {
+        let n = x.count
+        var robust = [Double](repeating: 1, count: n)
+        var line = RobustLine(slope: fixedSlope ?? 0, intercept: fixedIntercept ?? 0, slopeError: 0, interceptError: 0, residual: 0)
+        for iteration in 0..<8 {
+            let w = (0..<n).map { weights[$0] * robust[$0] }
+            let sw = w.reduce(0, +)
+            guard sw > 0 else { break }
+            let mx = zip(w, x).reduce(0) { $0 + $1.0 * $1.1 } / sw
+            let my = zip(w, y).reduce(0) { $0 + $1.0 * $1.1 } / sw
+            var sxx = 0.0, sxy = 0.0
+            for i in 0..<n {
+                sxx += w[i] * (x[i] - mx) * (x[i] - mx)
+                sxy += w[i] * (x[i] - mx) * (y[i] - my)
+            }
+            switch (fixedSlope, fixedIntercept) {
+            case (nil, nil):
+                line.slope = sxx > 0 ? sxy / sxx : 0
+                line.intercept = my - line.slope * mx
+            case (nil, let b?):
+                var sxx0 = 0.0, sxy0 = 0.0
+                for i in 0..<n { sxx0 += w[i] * x[i] * x[i]; sxy0 += w[i] * x[i] * (y[i] - b) }
+                line.slope = sxx0 > 0 ? sxy0 / sxx0 : 0
+            case (let a?, nil):
+                line.intercept = my - a * mx
+            case (_?, _?):
+                break
+            }
+            let residuals = (0..<n).map { y[$0] - line.slope * x[$0] - line.intercept }
+            // Robust scale: 1.4826 × the median absolute residual.
+            let scale = 1.4826 * interpolatedQuantile(residuals.map(abs).sorted(), 0.5)
+            // Errors from the final weights.
+            let variance = zip(w, residuals).reduce(0) { $0 + $1.0 * $1.1 * $1.1 } / sw
+            let effective = sw * sw / w.reduce(0) { $0 + $1 * $1 }
+            line.residual = variance.squareRoot()
+            let spread = sxx / sw
+            line.slopeError = fixedSlope == nil && spread > 0 ? (variance / (effective * spread)).squareRoot() : 0
+            line.interceptError = fixedIntercept != nil ? 0
+                : fixedSlope != nil || spread == 0 ? (variance / effective).squareRoot()
+                : (variance / effective * (1 + mx * mx / spread)).squareRoot()
+            guard scale > 0, iteration < 7 else { break }
+            for i in 0..<n {
+                let r = abs(residuals[i])
+                robust[i] = r <= huber * scale ? 1 : huber * scale / r
+            }
+        }
+        return line
+    }
+}
+
+/// The coincident model's level mapping, fitted by search: for each gain offset `g₀` the best
+/// `G` (golden section on log G), and `g₀` on a grid then refined.
+struct CoincidentLevelFit {
+    var gain: Double
+    var offset: Double
+    var gainError: Double
+    var offsetError: Double
+
+    static func lateral(ild: Double, gain: Double, offset: Double) -> Double {
+        let x = tanh((ild - offset) * log(10) / 40)
+        let magnitude = abs(x) - 0.01
+        guard magnitude > 0 else { return 0 }
+        return (x < 0 ? -1 : 1) * tanh(gain * magnitude)
+    }
+
+    static func fit(ild: [Double], lateral truth: [Double], weights: [Double], gain fixedGain: Double?, offset fixedOffset: Double?)
+        -> CoincidentLevelFit
+    {
+        func cost(_ gain: Double, _ offset: Double) -> Double {
+            var sum = 0.0
+            for i in ild.indices {
+                let r = truth[i] - lateral(ild: ild[i], gain: gain, offset: offset)
+                sum += weights[i] * r * r
+            }
+            return sum
+        }
+        func bestGain(_ offset: Double) -> Double {
+            if let fixedGain { return fixedGain }
+            return exp(golden(log(0.2), log(200)) { cost(exp($0), offset) })
+        }
+        var offset = fixedOffset ?? 0
+        if fixedOffset == nil {
+            var best = (cost: Double.infinity, offset: 0.0)
+            for step in -96...96 {
+                let candidate = Double(step) * 0.25
+                let c = cost(bestGain(candidate), candidate)
+                if c < best.cost { best = (c, candidate) }
+            }
+            offset = golden(best.offset - 0.25, best.offset + 0.25) { cost(bestGain($0), $0) }
+        }
+        let gain = bestGain(offset)
+        // Standard errors from the Gauss–Newton normal matrix at the optimum.
+        let sw = weights.reduce(0, +)
+        let effective = sw * sw / weights.reduce(0) { $0 + $1 * $1 }
+        let variance = cost(gain, offset) / sw
+        var a = 0.0, b = 0.0, d = 0.0
+        for i in ild.indices {
+            let f = lateral(ild: ild[i], gain: gain, offset: offset)
+            let dg = (lateral(ild: ild[i], gain: gain * 1.001, offset: offset) - f) / (gain * 0.001)
+            let do_ = (lateral(ild: ild[i], gain: gain, offset: offset + 0.01) - f) / 0.01
+            a += weights[i] * dg * dg; b += weights[i] * dg * do_; d += weights[i] * do_ * do_
+        }
+        a /= sw; b /= sw; d /= sw
+        let determinant = a * d - b * b
+        func error(_ inverse: Double) -> Double { inverse > 0 ? (variance * inverse / effective).squareRoot() : 0 }
+        let both = fixedGain == nil && fixedOffset == nil && determinant > 0
+        return CoincidentLevelFit(
+            gain: gain, offset: offset,
+            gainError: fixedGain != nil ? 0 : error(both ? d / determinant : 1 / a),
+            offsetError: fixedOffset != nil ? 0 : error(both ? a / determinant : 1 / d))
+    }
+
+    /// Minimum of a unimodal `f` on `[a, b]` by golden-section search.
+    static func golden(_ a: Double, _ b: Double, _ f: (Double) -> Double) -> Double {
+        let ratio = (5.0.squareRoot() - 1) / 2
+        var a = a, b = b
+        var c = b - ratio * (b - a), d = a + ratio * (b - a)
+        var fc = f(c), fd = f(d)
+        for _ in 0..<40 {
+            if fc < fd { b = d; d = c; fd = fc; c = b - ratio * (b - a); fc = f(c) }
+            else { a = c; c = d; fc = fd; d = a + ratio * (b - a); fd = f(d) }
+        }
+        return (a + b) / 2
+    }
+}
+

@@ -1,0 +1,83 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Fast, allocation-free fixed-point formatting of numbers into a byte buffer, for the
+/// record writers (which run once per frame).
+package enum NumberFormatting {
+    private static let powers: [Double] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000]
+
+    /// Appends `value` rounded to `decimals` (0…7) places, e.g. `-12.35`. Non-finite values
+    /// (which the engine never produces) are written as `0` so the output stays valid JSON/CSV.
+    package static func appendFixed(_ value: Double, decimals: Int, to out: inout [UInt8]) {
+        precondition(decimals >= 0 && decimals < powers.count)
+        guard value.isFinite else { out.append(UInt8(ascii: "0")); return }
+        let scale = powers[decimals]
+        let scaled = (abs(value) * scale).rounded()
+        guard scaled < 9e15 else {
+            out.append(contentsOf: Array(String(value).utf8))
+            return
+        }
+        var units = UInt64(scaled)
+        if value < 0 && units != 0 { out.append(UInt8(ascii: "-")) }
+        let divisor = UInt64(scale)
+        let integer = units / divisor
+        units %= divisor
+        appendInteger(integer, to: &out)
+        if decimals > 0 {
+            out.append(UInt8(ascii: "."))
+            var digitDivisor = divisor / 10
+            while digitDivisor > 0 {
+                out.append(UInt8(ascii: "0") + UInt8(units / digitDivisor))
+                units %= digitDivisor
+                digitDivisor /= 10
+            }
+        }
+    }
+
+    /// Appends a non-negative integer in decimal.
+    package static func appendInteger(_ value: UInt64, to out: inout [UInt8]) {
+        if value == 0 { out.append(UInt8(ascii: "0")); return }
+        var divisor: UInt64 = 1
+        while value / divisor >= 10 { divisor *= 10 }
+        var rest = value
+        while divisor > 0 {
+            out.append(UInt8(ascii: "0") + UInt8(rest / divisor))
+            rest %= divisor
+            divisor /= 10
+        }
+    }
+
+    /// Appends `text` as a JSON string literal with quotes and escapes.
+    package static func appendJSONString(_ text: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                out.append(contentsOf: Array("\\u00".utf8))
+                out.append(hex[Int(byte >> 4)])
+                out.append(hex[Int(byte & 0xF)])
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}
+
+/// `value` with `places` (0…7) decimals, for messages and profiles: `-12.35`.
+package func formatFixed(_ value: Double, _ places: Int) -> String {
+    var bytes: [UInt8] = []
+    NumberFormatting.appendFixed(value, decimals: places, to: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+/// An angle in degrees for messages: whole degrees with a sign, "+20", "−5", "0".
+package func formatDegrees(_ value: Double) -> String {
+    let r = Int(value.rounded())
+    return r > 0 ? "+\(r)" : r < 0 ? "−\(-r)" : "0"
+}

@@ -1,0 +1,213 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Cuts a stereo stream of any block size into overlapping frames, runs the estimator on each
+/// and produces one ``AnalysisRecord`` per hop.
+///
+/// Frame `i` covers samples `i·hop ..< i·hop + frameLength`; its record's `time` is the frame
+/// centre, `(i·hop + frameLength/2)/fs`. Only complete frames are analysed.
+///
+/// Input hygiene: NaN and ±Inf samples become 0 and samples are clamped to ±10000 (+80 dBFS), so
+/// a damaged file cannot put a non-finite number into a record; ``nonFiniteSampleCount`` says
+/// how many were replaced.
+///
+/// Life cycle: `init` allocates everything; ``process(left:right:emit:)`` never allocates.
+public final class StreamingAnalyzer {
+    /// The settings of this analysis.
+    public let configuration: AnalysisConfiguration
+    /// The broadband estimator.
+    public let estimator: DirectionEstimator
+    /// The per-band estimator (no bands: it does nothing).
+    public let subbands: SubbandEstimator
+
+    private let left: AlignedFloats
+    private let right: AlignedFloats
+    private var filled = 0
+    private var frameStartSample = 0
+    private var record = AnalysisRecord()
+    private var activity: ActivityDetector
+    private var tracker: AzimuthTracker
+    private var tail: TailWeighting
+    private var frontBack: FrontBackResolver
+    private var previousYaw: Double?
+    private var shifting = false
+
+    /// Device yaw over time, from an IMU: when set, every record carries ``AnalysisRecord/yaw``
+    /// and front/back is resolved from the turning (see ``FrontBackResolver``). It may grow
+    /// while the analysis runs.
+    public let orientation: YawTimeline?
+
+    /// The broadband estimate behind the most recent record, with every cue as measured (no
+    /// profile offset removed); `nil` before the first frame. Calibration reads it.
+    public private(set) var lastEstimate: FrameEstimate?
+
+    /// Number of frames analysed so far.
+    public private(set) var framesAnalyzed = 0
+    /// Number of samples (per channel) taken in so far.
+    public private(set) var samplesProcessed = 0
+    /// Number of NaN/Inf input samples replaced by 0 so far.
+    public private(set) var nonFiniteSampleCount = 0
+
+    /// Largest magnitude a sample may have; larger ones are clamped (+80 dBFS).
+    public static let sampleLimit: Float = 10_000
+
+    /// - Parameters:
+    ///   - configuration: settings; must pass ``AnalysisConfiguration/validate()``.
+    ///   - orientation: the device's yaw over time on this analysis's clock, to resolve
+    ///     front/back (`nil`: none, the hemisphere stays unknown).
+    public init(configuration: AnalysisConfiguration, orientation: YawTimeline? = nil) throws(ConfigurationError) {
+        try configuration.validate()
+        self.configuration = configuration
+        self.estimator = DirectionEstimator(configuration: configuration)
+        self.subbands = SubbandEstimator(
+            bands: configuration.usableBands, configuration: configuration, fftSize: estimator.gccPhat.fftSize)
+        self.left = AlignedFloats(count: configuration.frameLength)
+        self.right = AlignedFloats(count: configuration.frameLength)
+        self.activity = ActivityDetector(configuration: configuration.activity, hopDuration: configuration.hopDuration)
+        self.tracker = AzimuthTracker(response: configuration.response, hopDuration: configuration.hopDuration)
+        self.tail = TailWeighting(decayRate: configuration.tailDecayRate, hopDuration: configuration.hopDuration)
+        self.frontBack = FrontBackResolver(hopDuration: configuration.hopDuration)
+        self.orientation = orientation
+        self.record.bands = subbands.makeRecords()
+    }
+
+    /// Forgets all buffered samples and counters: the next sample is time 0 again.
+    public func reset() {
+        filled = 0
+        frameStartSample = 0
+        framesAnalyzed = 0
+        samplesProcessed = 0
+        nonFiniteSampleCount = 0
+        left.zero()
+        right.zero()
+        estimator.reset()
+        subbands.reset()
+        activity.reset()
+        tracker.reset()
+        tail.reset()
+        frontBack.reset()
+        previousYaw = nil
+        shifting = false
+        lastEstimate = nil
+    }
+
+    /// Takes in a block of samples and emits the record of every frame it completes.
+    /// - Parameters:
+    ///   - left: left-channel samples.
+    ///   - right: right-channel samples (the same count as `left`).
+    ///   - emit: called once per completed frame, in order, with the frame's record.
+    public func process(
+        left newLeft: UnsafeBufferPointer<Float>, right newRight: UnsafeBufferPointer<Float>,
+        emit: (AnalysisRecord) throws -> Void
+    ) rethrows {
+        precondition(newLeft.count == newRight.count, "channel blocks differ in length")
+        let frameLength = configuration.frameLength
+        let hop = configuration.hopLength
+        var index = 0
+        let count = newLeft.count
+        while index < count {
+            let take = min(frameLength - filled, count - index)
+            let l = left.baseAddress + filled, r = right.baseAddress + filled
+            for i in 0..<take {
+                l[i] = sanitize(newLeft[index + i])
+                r[i] = sanitize(newRight[index + i])
+            }
+            subbands.filter(left: l, right: r, offset: filled, count: take)
+            filled += take
+            index += take
+            samplesProcessed += take
+            if filled == frameLength {
+                try emit(analyzeFrame())
+                // Keep the overlap for the next frame.
+                let keep = frameLength - hop
+                if keep > 0 {
+                    left.baseAddress.update(from: left.baseAddress + hop, count: keep)
+                    right.baseAddress.update(from: right.baseAddress + hop, count: keep)
+                }
+                subbands.shift(hop: hop, keep: keep)
+                filled = keep
+                frameStartSample += hop
+            }
+        }
+    }
+
+    @inline(__always)
+    private func sanitize(_ x: Float) -> Float {
+        if x.isFinite { return max(-Self.sampleLimit, min(Self.sampleLimit, x)) }
+        nonFiniteSampleCount += 1
+        return 0
+    }
+
+    private func analyzeFrame() -> AnalysisRecord {
+        let config = configuration
+        let estimate = estimator.estimate(
+            left: UnsafeBufferPointer(start: left.baseAddress, count: config.frameLength),
+            right: UnsafeBufferPointer(start: right.baseAddress, count: config.frameLength))
+        lastEstimate = estimate
+        record.frame = framesAnalyzed
+        record.time = (Double(frameStartSample) + Double(config.frameLength) / 2) / config.sampleRate
+        let active = activity.update(
+            // Until the phase consistency has a few frames of history, a confident time cue stands in.
+            levelDBFS: estimate.levels.levelDBFS,
+            consistency: estimate.delay.consistency != 0 ? Double(estimate.delay.consistency) : estimate.fused.confidence,
+            aboveGate: estimate.aboveGate)
+        record.rawAzimuth = estimate.azimuthDegrees
+        let tailWeight = tail.weight(levelDBFS: estimate.levels.levelDBFS)
+        record.confidence = active ? estimate.fused.confidence * tailWeight : 0
+        // With an IMU, the listener's own turning moves a source of known hemisphere across the
+        // array by the yaw change: the tracker is told so.
+        let yaw = orientation?.yaw(at: record.time)
+        var shift = 0.0
+        if let yaw, let previousYaw {
+            switch frontBack.expectedHemisphere(yaw: yaw) {
+            case .front: shift = previousYaw - yaw
+            case .back: shift = yaw - previousYaw
+            case .unknown: break
+            }
+        }
+        // Until now the tracker had to learn the turning as the source's own rate.
+        if shift != 0 && !shifting { tracker.removeRate(shift / config.hopDuration) }
+        shifting = shift != 0
+        previousYaw = yaw
+        let tracked = tracker.update(measurement: record.rawAzimuth, confidence: record.confidence, shift: shift)
+        record.azimuth = tracker.isTracking ? tracked : record.rawAzimuth
+        record.lateral = tracker.isTracking ? sin(record.azimuth * Double.pi / 180) : estimate.fused.lateral
+        record.noiseFloorDBFS = activity.floorDBFS
+        // Report the cues as the array model sees them: with a calibration profile's hardware
+        // offsets removed (both are 0 by default).
+        record.ildDecibels = estimate.levels.ildDecibels - config.array.gainOffsetDecibels
+        record.itdMicroseconds = (estimate.delay.lagSamples / config.sampleRate - config.array.delayOffset) * 1e6
+        record.levelDBFS = estimate.levels.levelDBFS
+        record.active = active
+        record.itdConfidence = estimate.timeCue.confidence
+        record.ildConfidence = estimate.levelCue.confidence
+        record.dominantHz = active ? estimate.dominantFrequency : 0
+        subbands.estimate(gccPhat: estimator.gccPhat, broadband: estimate, active: active, into: &record.bands)
+        resolveFrontBack(yaw: yaw)
+        framesAnalyzed += 1
+        return record
+    }
+
+    /// With an IMU: the frame's yaw, front/back and the world bearing.
+    private func resolveFrontBack(yaw: Double?) {
+        guard orientation != nil else {
+            record.hemisphere = .unknown
+            return
+        }
+        let resolution = frontBack.update(
+            time: record.time, yaw: yaw, measurement: record.rawAzimuth, confidence: record.confidence,
+            tracked: record.azimuth)
+        record.hemisphere = resolution.hemisphere
+        record.azimuth = resolution.azimuth
+        if resolution.hemisphere == .back {
+            // The bands hear the same source: their bearings are behind too.
+            for i in record.bands.indices { record.bands[i].azimuth = FrontBackResolver.behind(record.bands[i].azimuth) }
+        }
+        record.yaw = yaw.map(YawTimeline.wrap)
+        record.worldAzimuth = resolution.hemisphere != .unknown
+            ? yaw.map { YawTimeline.wrap(resolution.azimuth + $0) } : nil
+    }
+}

@@ -1,0 +1,60 @@
+import SoundCompassEngine
+/// What ALSA offers for capture on this machine: the sound cards with their capture devices,
+/// and the capture PCMs its configuration defines.
+public struct ALSADevices: Sendable {
+    /// A sound card's capture device, with what it accepts.
+    public struct CaptureDevice: Sendable {
+        /// The PCM name that opens the device directly, `hw:CARD=ID,DEV=N`.
+        public var pcmName: String
+        /// Card index.
+        public var card: Int
+        /// Device index on the card.
+        public var device: Int
+        /// The card's name.
+        public var cardName: String
+        /// The device's name.
+        public var deviceName: String
+        /// What the device accepts; `nil` when it could not be opened (see ``problem``).
+        public var capabilities: ALSACapabilities?
+        /// Why the device could not be queried (busy, …).
+        public var problem: String?
+    }
+
+    /// A PCM from ALSA's configuration that can capture (`default`, `sysdefault:CARD=…`, …).
+    public struct NamedPCM: Sendable {
+        /// The name to pass to `--device`.
+        public var name: String
+        /// ALSA's description of it.
+        public var description: String
+    }
+
+    /// Sound cards, by index and name.
+    public var cards: [(index: Int, name: String)]
+    /// The cards' capture devices.
+    public var captureDevices: [CaptureDevice]
+    /// Capture PCMs from ALSA's configuration.
+    public var pcms: [NamedPCM]
+
+    /// True when ALSA sees at least one sound card (cheap: opens nothing).
+    public static var hasSoundCard: Bool { ALSACalls.hasSoundCard() }
+
+    /// Looks at what ALSA sees now. Opens each card's capture devices briefly (without waiting
+    /// for busy ones) to read what they accept.
+    public static func scan() -> ALSADevices {
+        let (cards, devices) = ALSACalls.cards()
+        let captureDevices = devices.map { d -> CaptureDevice in
+            let name = "hw:CARD=\(d.cardID),DEV=\(d.device)"
+            var entry = CaptureDevice(
+                pcmName: name, card: d.card, device: d.device, cardName: d.cardName, deviceName: d.deviceName)
+            do throws(ALSAError) {
+                let pcm = try ALSAPCM(name: name, nonBlocking: true)
+                entry.capabilities = try pcm.capabilities()
+            } catch {
+                entry.problem = error.problem
+            }
+            return entry
+        }
+        let pcms = ALSACalls.capturePCMHints().map { NamedPCM(name: $0.name, description: $0.description) }
+        return ALSADevices(cards: cards, captureDevices: captureDevices, pcms: pcms)
+    }
+}

@@ -1,0 +1,197 @@
+import SoundCompassEngine
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A calibration profile: the measured geometry and channel offsets of one recording rig, as
+/// `soundcompass calibrate` writes it and `analyze`/`live --profile` read it (JSON; see
+/// Docs/Calibration.md for the fields).
+public struct ArrayProfile: Sendable, Equatable {
+    /// The array model.
+    public var array: ArrayModel.Kind
+    /// Microphone spacing, metres (spaced, coincident; for binaural the ear-to-ear distance, 2 × the head radius).
+    public var spacing: Double
+    /// Head radius, metres (binaural; `nil` otherwise).
+    public var headRadius: Double?
+    /// Inter-channel delay of the hardware, right minus left, microseconds.
+    public var delayOffsetMicroseconds: Double
+    /// Inter-channel gain of the hardware, right minus left, dB.
+    public var gainOffsetDecibels: Double
+    /// Level-cue mapping gain (coincident: tanh gain; binaural: dB at 90°); `nil` for spaced.
+    public var ildGain: Double?
+    /// Sample rate of the recording the profile was fitted on, Hz.
+    public var sampleRate: Double
+    /// Speed of sound the spacing was fitted with, m/s.
+    public var speedOfSound: Double
+    /// The parameters that were fitted (the others are the nominal values), e.g. `["spacing", "delay", "gain"]`.
+    public var fitted: [String]
+    /// The recording the profile was fitted on (informational).
+    public var recording: String?
+    /// Median azimuth error on that recording before and after, degrees (informational).
+    public var medianErrorBefore: Double?
+    public var medianErrorAfter: Double?
+
+    /// A profile holding `model` (its offsets and gains), fitted at `sampleRate` Hz.
+    public init(
+        model: ArrayModel, sampleRate: Double, fitted: [CalibrationParameter], recording: String? = nil,
+        medianErrorBefore: Double? = nil, medianErrorAfter: Double? = nil
+    ) {
+        array = model.kind
+        spacing = model.kind == .binaural ? 2 * model.headRadius : model.spacing
+        headRadius = model.kind == .binaural ? model.headRadius : nil
+        delayOffsetMicroseconds = model.delayOffset * 1e6
+        gainOffsetDecibels = model.gainOffsetDecibels
+        ildGain = model.kind == .spaced ? nil : model.ildGain
+        self.sampleRate = sampleRate
+        speedOfSound = model.speedOfSound
+        self.fitted = fitted.map(\.rawValue)
+        self.recording = recording
+        self.medianErrorBefore = medianErrorBefore
+        self.medianErrorAfter = medianErrorAfter
+    }
+
+    /// The array model this profile describes.
+    public var model: ArrayModel {
+        ArrayModel(
+            kind: array, spacing: array == .binaural ? ArrayModel.defaultSpacing : spacing,
+            headRadius: headRadius ?? (array == .binaural ? spacing / 2 : ArrayModel.defaultHeadRadius),
+            ildGain: ildGain, speedOfSound: speedOfSound, delayOffset: delayOffsetMicroseconds * 1e-6,
+            gainOffsetDecibels: gainOffsetDecibels)
+    }
+
+    /// Reads a profile file.
+    /// - Throws: ``ProfileError`` naming the file and the problem.
+    public static func load(path: String) throws(ProfileError) -> ArrayProfile {
+        let text: String
+        do { text = try TextFile.read(path) } catch {
+            switch error {
+            case .notFound: throw .notFound(path: path)
+            case .unreadable(let reason): throw .unreadable(path: path, reason: reason)
+            }
+        }
+        return try parse(text, path: path)
+    }
+
+    /// Parses profile JSON.
+    /// - Throws: ``ProfileError`` naming `path`.
+    public static func parse(_ text: String, path: String) throws(ProfileError) -> ArrayProfile {
+        let file: ProfileFile
+        do {
+            file = try JSONDecoder().decode(ProfileFile.self, from: Data(text.utf8))
+        } catch let error as DecodingError {
+            throw .invalid(path: path, problem: ProfileError.describe(error))
+        } catch {
+            throw .invalid(path: path, problem: "not a profile (\(error))")
+        }
+        guard let kind = ArrayModel.Kind(rawValue: file.array) else {
+            throw .invalid(path: path, problem: "array \"\(file.array)\" is not one of spaced, binaural, coincident")
+        }
+        func check(_ ok: Bool, _ problem: String) throws(ProfileError) {
+            if !ok { throw .invalid(path: path, problem: problem) }
+        }
+        try check(file.spacing_m.isFinite && file.spacing_m > 0 && file.spacing_m <= 10, "spacing_m \(file.spacing_m) is not a spacing in metres (0…10)")
+        if let r = file.head_radius_m {
+            try check(r.isFinite && r > 0 && r <= 1, "head_radius_m \(r) is not a radius in metres (0…1)")
+        }
+        try check(file.delay_offset_us.isFinite && abs(file.delay_offset_us) <= 10_000, "delay_offset_us \(file.delay_offset_us) is beyond ±10000 µs")
+        try check(file.gain_offset_db.isFinite && abs(file.gain_offset_db) <= 40, "gain_offset_db \(file.gain_offset_db) is beyond ±40 dB")
+        if let g = file.ild_gain { try check(g.isFinite && g > 0 && g <= 1000, "ild_gain \(g) must be positive") }
+        try check(file.sample_rate.isFinite && file.sample_rate > 0, "sample_rate \(file.sample_rate) is not a rate in Hz")
+        let c = file.speed_of_sound_m_s ?? ArrayModel.defaultSpeedOfSound
+        try check(c.isFinite && c >= 100 && c <= 2000, "speed_of_sound_m_s \(c) is not a speed of sound")
+        var profile = ArrayProfile(model: ArrayModel(kind: kind), sampleRate: file.sample_rate, fitted: [])
+        profile.spacing = file.spacing_m
+        profile.headRadius = kind == .binaural ? (file.head_radius_m ?? file.spacing_m / 2) : nil
+        try check(kind != .binaural || profile.headRadius! <= 1, "spacing_m \(file.spacing_m) is too wide for a head")
+        profile.delayOffsetMicroseconds = file.delay_offset_us
+        profile.gainOffsetDecibels = file.gain_offset_db
+        profile.ildGain = kind == .spaced ? nil : file.ild_gain
+        profile.speedOfSound = c
+        profile.fitted = file.fitted ?? []
+        profile.recording = file.recording
+        profile.medianErrorBefore = file.median_error_before_deg
+        profile.medianErrorAfter = file.median_error_after_deg
+        return profile
+    }
+
+    /// The profile as JSON text, fields in a fixed order, ending in a newline.
+    public var json: String {
+        let number = formatFixed
+        func string(_ s: String) -> String {
+            var bytes: [UInt8] = []
+            NumberFormatting.appendJSONString(s, to: &bytes)
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        var lines = [
+            "\"format\": \"soundcompass-profile\"",
+            "\"version\": 1",
+            "\"array\": \(string(array.rawValue))",
+            "\"spacing_m\": \(number(spacing, 5))",
+        ]
+        if let headRadius { lines.append("\"head_radius_m\": \(number(headRadius, 5))") }
+        lines += [
+            "\"delay_offset_us\": \(number(delayOffsetMicroseconds, 2))",
+            "\"gain_offset_db\": \(number(gainOffsetDecibels, 3))",
+            "\"ild_gain\": \(ildGain.map { number($0, 3) } ?? "null")",
+            "\"sample_rate\": \(number(sampleRate, sampleRate == sampleRate.rounded() ? 0 : 3))",
+            "\"speed_of_sound_m_s\": \(number(speedOfSound, 1))",
+            "\"fitted\": [\(fitted.map(string).joined(separator: ", "))]",
+        ]
+        if let recording { lines.append("\"recording\": \(string(recording))") }
+        if let medianErrorBefore { lines.append("\"median_error_before_deg\": \(number(medianErrorBefore, 2))") }
+        if let medianErrorAfter { lines.append("\"median_error_after_deg\": \(number(medianErrorAfter, 2))") }
+        return "{\n  " + lines.joined(separator: ",\n  ") + "\n}\n"
+    }
+}
+
+/// The JSON fields, as decoded.
+private struct ProfileFile: Decodable {
+    var array: String
+    var spacing_m: Double
+    var head_radius_m: Double?
+    var delay_offset_us: Double
+    var gain_offset_db: Double
+    var ild_gain: Double?
+    var sample_rate: Double
+    var speed_of_sound_m_s: Double?
+    var fitted: [String]?
+    var recording: String?
+    var median_error_before_deg: Double?
+    var median_error_after_deg: Double?
+}
+
+/// Why a profile cannot be used. Each description is one line naming the file.
+public enum ProfileError: Error, Equatable, CustomStringConvertible {
+    case notFound(path: String)
+    case unreadable(path: String, reason: String)
+    case invalid(path: String, problem: String)
+
+    /// True when the file is missing or cannot be read (exit 66 in the CLI); otherwise bad data (65).
+    public var isUnreadable: Bool {
+        if case .invalid = self { return false }
+        return true
+    }
+
+    public var description: String {
+        switch self {
+        case .notFound(let p): "\(p): profile not found"
+        case .unreadable(let p, let reason): "\(p): cannot read the profile: \(reason)"
+        case .invalid(let p, let problem): "\(p): not a usable profile: \(problem)"
+        }
+    }
+
+    static func describe(_ error: DecodingError) -> String {
+        func field(_ path: [any CodingKey]) -> String { path.map(\.stringValue).joined(separator: ".") }
+        switch error {
+        case .keyNotFound(let key, _): return "missing field \"\(key.stringValue)\""
+        case .typeMismatch(let type, let context):
+            return "field \"\(field(context.codingPath))\" should be \(type == String.self ? "a string" : type == [String].self ? "a list of strings" : "a number")"
+        case .valueNotFound(_, let context): return "field \"\(field(context.codingPath))\" is null"
+        case .dataCorrupted(let context):
+            return context.codingPath.isEmpty ? "not valid JSON" : "field \"\(field(context.codingPath))\" is not valid"
+        @unknown default: return "not a profile"
+        }
+    }
+}

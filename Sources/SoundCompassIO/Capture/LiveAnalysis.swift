@@ -1,0 +1,131 @@
+import SoundCompassEngine
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Runs a ``CaptureSource`` through a ``StreamingAnalyzer`` period by period, for as long as
+/// asked, and measures the processing latency of every period.
+///
+/// Latency is measured from the moment a period's read returned (``CaptureSource/lastReadTime``)
+/// to the moment its records have been handed on and `periodDone` has returned, so it covers
+/// the analysis and the writing of the records, but not the wait for the audio itself.
+public final class LiveAnalysis {
+    /// Why a run ended.
+    public enum Ending: Sendable, Equatable {
+        /// The requested duration of stream time was reached.
+        case duration
+        /// The source ended (a pipe closed, a replayed file ran out).
+        case endOfStream
+        /// `shouldStop` returned true (Ctrl-C).
+        case stopped
+    }
+
+    /// Figures of a run.
+    public struct Summary: Sendable {
+        /// Stream time analysed: samples captured over the sample rate, seconds.
+        public var streamSeconds: Double
+        /// Records (analysis frames) produced.
+        public var frames: Int
+        /// Periods read.
+        public var periods: Int
+        /// Overruns recovered from.
+        public var overruns: Int
+        /// Suspends recovered from.
+        public var suspends: Int
+        /// Processing latency per period.
+        public var latency: LatencyHistogram
+        /// Why the run ended.
+        public var ending: Ending
+    }
+
+    /// The source read.
+    public let source: any CaptureSource
+    /// The analyzer fed.
+    public let analyzer: StreamingAnalyzer
+    /// Stream time after which the run ends, in samples; `nil` for no limit.
+    public let sampleLimit: Int?
+    /// Hold each period back until its stream time has passed on the wall clock, so a source
+    /// that delivers faster than real time (a replayed file) plays at real speed.
+    public let realTime: Bool
+
+    private let left: UnsafeMutableBufferPointer<Float>
+    private let right: UnsafeMutableBufferPointer<Float>
+
+    /// - Parameters:
+    ///   - source: the capture; its sample rate must be the analyzer's.
+    ///   - analyzer: a fresh analyzer.
+    ///   - duration: stream time to analyse, seconds (`nil`: until the source ends or a stop).
+    ///   - realTime: pace a faster-than-real-time source to real time (see ``realTime``).
+    public init(source: any CaptureSource, analyzer: StreamingAnalyzer, duration: Double? = nil, realTime: Bool = false) {
+        self.realTime = realTime
+        precondition(source.sampleRate == analyzer.configuration.sampleRate, "source and analyzer rates differ")
+        self.source = source
+        self.analyzer = analyzer
+        self.sampleLimit = duration.map { Int(($0 * source.sampleRate).rounded()) }
+        left = .allocate(capacity: source.periodFrames)
+        right = .allocate(capacity: source.periodFrames)
+    }
+
+    deinit {
+        left.deallocate()
+        right.deallocate()
+    }
+
+    /// Reads and analyses until the duration is reached, the source ends or `shouldStop`
+    /// returns true (it is asked before every read).
+    /// - Parameters:
+    ///   - shouldStop: polled once per period.
+    ///   - periodRead: called after each read, before its analysis, with the stream time it
+    ///     reaches, seconds (feed the analyzer's orientation here).
+    ///   - emit: called with each record, in order.
+    ///   - periodDone: called after the records of each period (flush a display here).
+    /// - Returns: the run's figures.
+    /// - Throws: what the source, `emit` or `periodDone` throw.
+    public func run(
+        shouldStop: () -> Bool = { false }, periodRead: (Double) throws -> Void = { _ in },
+        emit: (AnalysisRecord) throws -> Void, periodDone: () throws -> Void = {}
+    ) throws -> Summary {
+        var summary = Summary(
+            streamSeconds: 0, frames: 0, periods: 0, overruns: 0, suspends: 0, latency: LatencyHistogram(),
+            ending: .endOfStream)
+        var samples = 0
+        let start = MonotonicClock.now()
+        while true {
+            if let limit = sampleLimit, samples >= limit { summary.ending = .duration; break }
+            if shouldStop() { summary.ending = .stopped; break }
+            var n = try source.read(left: left, right: right)
+            if n == 0 {
+                summary.ending = shouldStop() ? .stopped : .endOfStream
+                break
+            }
+            if let limit = sampleLimit { n = min(n, limit - samples) }
+            samples += n
+            summary.periods += 1
+            try periodRead(Double(samples) / source.sampleRate)
+            try analyzer.process(
+                left: UnsafeBufferPointer(rebasing: left[0..<n]), right: UnsafeBufferPointer(rebasing: right[0..<n])
+            ) { record in
+                summary.frames += 1
+                try emit(record)
+            }
+            try periodDone()
+            let elapsed = MonotonicClock.now() &- source.lastReadTime
+            summary.latency.record(seconds: Double(elapsed) * 1e-9)
+            summary.streamSeconds = Double(samples) / source.sampleRate
+            if realTime { Self.sleep(until: start &+ UInt64(summary.streamSeconds * 1e9)) }
+        }
+        summary.overruns = source.overrunCount
+        summary.suspends = source.suspendCount
+        return summary
+    }
+
+    private static func sleep(until deadline: UInt64) {
+        let now = MonotonicClock.now()
+        guard deadline > now else { return }
+        let wait = deadline - now
+        var request = timespec(tv_sec: Int(wait / 1_000_000_000), tv_nsec: Int(wait % 1_000_000_000))
+        _ = nanosleep(&request, nil)
+    }
+}

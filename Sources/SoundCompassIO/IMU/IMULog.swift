@@ -1,0 +1,108 @@
+import SoundCompassEngine
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A whole IMU log read from a CSV file, as a ``YawTimeline`` on the audio clock.
+///
+/// The file has a header row; columns are found by name, case-insensitively, in any order, and
+/// other columns are ignored: time is `time`, `t`, `timestamp` or `seconds`; orientation is
+/// `yaw` or `heading`, or a quaternion `qw, qx, qy, qz`. See Docs/IMU.md.
+public struct IMULog {
+    /// The file read.
+    public let path: String
+    /// Yaw over time, on the audio clock.
+    public let timeline: YawTimeline
+    /// The first few rows skipped, with why.
+    public let skipped: [IMUSkippedRow]
+    /// Rows skipped in all.
+    public let skippedCount: Int
+    /// Usable rows.
+    public let usableRows: Int
+    /// Lines of the first and last usable rows.
+    public let lines: ClosedRange<Int>
+
+    /// Reads and checks a whole log.
+    /// - Throws: ``IMUError`` naming the file (and the line, where there is one).
+    public init(path: String, format: IMUFormat) throws(IMUError) {
+        try self.init(text: Self.readText(path), path: path, format: format)
+    }
+
+    /// Reads and checks a whole log given as text.
+    /// - Parameters:
+    ///   - text: the CSV.
+    ///   - path: the name to give in messages.
+    ///   - format: units, sign and offset.
+    public init(text: String, path: String, format: IMUFormat) throws(IMUError) {
+        guard text.contains(where: { !$0.isWhitespace }) else { throw IMUError.empty(path: path) }
+        let parser = IMULogParser(path: path, format: format)
+        let timeline = YawTimeline(capacity: text.utf8.reduce(0) { $1 == 10 ? $0 + 1 : $0 } + 1)
+        var first = Int.max, last = 0
+        try parser.consume(text) { time, yaw, line in
+            if parser.append(time: time, yaw: yaw, line: line, offset: format.offset, to: timeline) {
+                first = min(first, line)
+                last = line
+            }
+        }
+        if parser.columns == nil { throw IMUError.empty(path: path) }
+        if parser.rowCount == 0 { throw IMUError.noRows(path: path) }
+        guard timeline.count > 0 else {
+            // Every row was seen and skipped.
+            let firstSkip = parser.skipped[0]
+            throw IMUError.noUsableRows(path: path, line: firstSkip.line, problem: firstSkip.problem, rows: parser.skippedCount)
+        }
+        self.path = path
+        self.timeline = timeline
+        self.skipped = parser.skipped
+        self.skippedCount = parser.skippedCount
+        self.usableRows = timeline.count
+        self.lines = first...last
+    }
+
+    /// Time span of the usable rows on the audio clock, seconds.
+    public var span: ClosedRange<Double> { timeline.samples.first!.time...timeline.samples.last!.time }
+
+    /// Checks that the log covers some of an audio stream of `duration` seconds.
+    /// - Throws: ``IMUError/noOverlap(path:firstLine:lastLine:imuStart:imuEnd:audioEnd:offset:)``.
+    public func checkOverlap(audioDuration duration: Double, offset: Double) throws(IMUError) {
+        let span = self.span
+        let slack = timeline.maximumGap
+        if span.upperBound < -slack || span.lowerBound > duration + slack {
+            throw IMUError.noOverlap(
+                path: path, firstLine: lines.lowerBound, lastLine: lines.upperBound, imuStart: span.lowerBound,
+                imuEnd: span.upperBound, audioEnd: duration, offset: offset)
+        }
+    }
+
+    /// The warnings to show for skipped rows: the first few, then how many more.
+    public var warnings: [String] {
+        var lines = skipped.map { "\(path): \($0)" }
+        if skippedCount > skipped.count {
+            lines.append("\(path): \(skippedCount - skipped.count) more rows skipped (\(skippedCount) of \(skippedCount + usableRows))")
+        }
+        return lines
+    }
+
+    /// Opens a log for reading (`O_RDONLY` plus `flags`).
+    /// - Throws: ``IMUError/notFound(path:)``, or ``IMUError/unreadable(path:reason:)`` for
+    ///   any other failure and for a directory.
+    static func openLog(_ path: String, flags: Int32 = 0) throws(IMUError) -> Int32 {
+        do { return try TextFile.open(path, flags: flags) } catch { throw IMUError(path: path, failure: error) }
+    }
+
+    /// The whole file as text.
+    static func readText(_ path: String) throws(IMUError) -> String {
+        do { return try TextFile.read(path) } catch { throw IMUError(path: path, failure: error) }
+    }
+}
+
+extension IMUError {
+    init(path: String, failure: TextFile.Failure) {
+        switch failure {
+        case .notFound: self = .notFound(path: path)
+        case .unreadable(let reason): self = .unreadable(path: path, reason: reason)
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import SoundCompassEngine
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Why a sound file could not be read or written. Every case names the file.
+public enum SoundFileError: Error, Equatable, CustomStringConvertible {
+    /// The path does not exist.
+    case notFound(path: String)
+    /// The path exists but cannot be read (permissions, a directory, …).
+    case unreadable(path: String, reason: String)
+    /// The file is 0 bytes long.
+    case empty(path: String)
+    /// libsndfile does not recognise the contents; `reason` is its own message.
+    case unrecognised(path: String, reason: String)
+    /// The file holds a header but no audio frames.
+    case noAudio(path: String)
+    /// The file has fewer than two channels.
+    case tooFewChannels(path: String, channels: Int)
+    /// A requested channel (1-based) is not in the file.
+    case channelOutOfRange(path: String, channel: Int, channels: Int)
+    /// The two requested channels are the same.
+    case sameChannelTwice(path: String, channel: Int)
+    /// The sample rate is below what the engine supports.
+    case sampleRateTooLow(path: String, rate: Int)
+    /// The sample rate is above what the engine supports.
+    case sampleRateTooHigh(path: String, rate: Int)
+    /// Reading failed part way; `reason` is libsndfile's message.
+    case readFailed(path: String, reason: String)
+    /// The file could not be created; `reason` is libsndfile's message.
+    case cannotCreate(path: String, reason: String)
+    /// Writing failed part way; `reason` is libsndfile's message.
+    case writeFailed(path: String, reason: String)
+
+    /// The file the error is about.
+    public var path: String {
+        switch self {
+        case .notFound(let p), .unreadable(let p, _), .empty(let p), .unrecognised(let p, _), .noAudio(let p),
+            .tooFewChannels(let p, _), .channelOutOfRange(let p, _, _), .sameChannelTwice(let p, _),
+            .sampleRateTooLow(let p, _), .sampleRateTooHigh(let p, _), .readFailed(let p, _),
+            .cannotCreate(let p, _), .writeFailed(let p, _):
+            p
+        }
+    }
+
+    /// The problem, without the path.
+    public var problem: String {
+        switch self {
+        case .notFound: "no such file"
+        case .unreadable(_, let reason): "cannot be read: \(reason)"
+        case .empty: "file is empty (0 bytes)"
+        case .unrecognised(_, let reason): "not a sound file libsndfile can read (\(reason))"
+        case .noAudio: "holds no audio frames"
+        case .tooFewChannels(_, let n):
+            "has \(n) channel\(n == 1 ? "" : "s"); a stereo pair needs at least 2"
+        case .channelOutOfRange(_, let c, let n): "channel \(c) does not exist (there are \(n) channels, 1…\(n))"
+        case .sameChannelTwice(_, let c): "channel \(c) was picked for both left and right"
+        case .sampleRateTooLow(_, let rate): "sample rate \(rate) Hz is below the supported minimum of 8000 Hz"
+        case .sampleRateTooHigh(_, let rate): "sample rate \(rate) Hz is above the supported maximum of 768000 Hz"
+        case .readFailed(_, let reason): "read failed: \(reason)"
+        case .cannotCreate(_, let reason): "cannot be created: \(reason)"
+        case .writeFailed(_, let reason): "write failed: \(reason)"
+        }
+    }
+
+    public var description: String { "\(path): \(problem)" }
+}

@@ -1,0 +1,401 @@
+import SoundCompassEngine
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Renders a ``TraceRecorder`` as one self-contained SVG: the tracked azimuth over time with
+/// the frames' own estimates as dots shaded by confidence, activity shaded, one line per band,
+/// the truth and the error when known, and panels for ILD, ITD, level and (with an IMU)
+/// yaw and front/back. Long recordings are decimated per pixel column, so an hour stays a few
+/// megabytes and draws what the full data would.
+public enum TracePlot {
+    /// What the plot says besides the data.
+    public struct Options: Sendable {
+        /// The recording's name, in the title.
+        public var title: String
+        /// The analysis settings, one line under the title.
+        public var settings: String
+        /// The ground truth, drawn with the error it implies.
+        public var truth: TruthTrack?
+        /// Physical limit of the time difference, µs (dashed lines on the ITD panel).
+        public var maximumITD: Double
+        /// The silence gate, dBFS (dotted on the level panel).
+        public var gateDBFS: Double?
+        /// Legend labels of the bands, in order (default: their names).
+        public var bandLabels: [String]?
+        /// Length of the recording, seconds (default: the last frame's end).
+        public var duration: Double?
+        /// Width of the picture, pixels (height follows from the panels).
+        public var width: Double
+
+        public init(
+            title: String, settings: String, truth: TruthTrack? = nil, maximumITD: Double, gateDBFS: Double? = nil,
+            bandLabels: [String]? = nil, duration: Double? = nil, width: Double = 1200
+        ) {
+            self.title = title
+            self.settings = settings
+            self.truth = truth
+            self.maximumITD = maximumITD
+            self.gateDBFS = gateDBFS
+            self.bandLabels = bandLabels
+            self.duration = duration
+            self.width = width
+        }
+    }
+
+    static let bandColors = ["#e67e22", "#2ca02c", "#9467bd", "#d62728", "#8c564b", "#17becf", "#bcbd22", "#7f7f7f"]
+    static let dotColor = "#1f5fbf"
+    static let truthColor = "#c2185b"
+    static let left = 78.0, right = 215.0, top = 64.0, gap = 16.0
+
+    /// One stacked panel with its own value axis.
+    struct Panel {
+        var id: String
+        var label: String
+        var y0: Double
+        var height: Double
+        var low: Double
+        var high: Double
+        var ticks: [Double]
+
+        func y(_ value: Double) -> Double {
+            let clamped = max(low, min(high, value))
+            return y0 + (high - clamped) / (high - low) * height
+        }
+    }
+
+    /// The SVG document, UTF-8.
+    public static func render(_ trace: TraceRecorder, options: Options) -> [UInt8] {
+        var svg = SVGWriter(capacity: 1 << 20)
+        let n = trace.count
+        let plotWidth = options.width - left - right
+        let lastTime = n > 0 ? Double(trace.time[n - 1]) : 0
+        let duration = max(options.duration ?? lastTime, lastTime, 1e-3)
+        let x = { (t: Float) in left + Double(t) / duration * plotWidth }
+
+        // Panels, top to bottom.
+        var panels: [Panel] = []
+        var cursor = top
+        func add(_ id: String, _ label: String, _ height: Double, _ low: Double, _ high: Double, _ ticks: [Double]) {
+            panels.append(Panel(id: id, label: label, y0: cursor, height: height, low: low, high: high, ticks: ticks))
+            cursor += height + gap
+        }
+        let circle = trace.hasResolvedHemisphere
+        add("azimuth", "azimuth (°)", 300, circle ? -180 : -90, circle ? 180 : 90,
+            circle ? [-180, -135, -90, -45, 0, 45, 90, 135, 180] : [-90, -60, -30, 0, 30, 60, 90])
+        var errors = [Float](repeating: .nan, count: options.truth == nil ? 0 : n)
+        var truthValues = [Float](repeating: .nan, count: options.truth == nil ? 0 : n)
+        if let truth = options.truth {
+            for i in 0..<n {
+                guard let value = truth.azimuth(at: Double(trace.time[i])) else { continue }
+                let known = trace.hemisphere[i] != .unknown
+                truthValues[i] = Float(circle ? YawTimeline.wrap(value) : TruthTrack.lateral(value))
+                if trace.active[i] {
+                    errors[i] = Float(TruthTrack.error(azimuth: Double(trace.azimuth[i]), truth: value, hemisphereKnown: known))
+                }
+            }
+            let q = quantile(errors.filter { $0.isFinite }.map { abs(Double($0)) }, 0.95) ?? 5
+            let range = [5.0, 10, 20, 45, 90, 180].first { $0 >= q } ?? 180
+            add("error", "error (°)", 90, -range, range, [-range, -range / 2, 0, range / 2, range])
+        }
+        let activeILD = (0..<n).filter { trace.active[$0] }.map { abs(Double(trace.ild[$0])) }
+        let ildRange = niceCeiling(max(3, quantile(activeILD, 0.98) ?? 3))
+        add("ild", "ILD (dB)", 90, -ildRange, ildRange, [-ildRange, 0, ildRange])
+        let itdRange = niceCeiling(max(10, options.maximumITD * 1.05))
+        add("itd", "ITD (µs)", 90, -itdRange, itdRange, [-itdRange, 0, itdRange])
+        let levels = (0..<n).map { Double(trace.level[$0]) }.filter { $0 > -159 }
+        let levelHigh = min(0, (((quantile(levels, 1) ?? -20) + 3) / 10).rounded(.up) * 10)
+        let levelLow = max(-160, min(levelHigh - 20, (((quantile(levels, 0.01) ?? -80) - 3) / 10).rounded(.down) * 10))
+        add("level", "level (dBFS)", 90, levelLow, levelHigh, niceTicks(levelLow, levelHigh, 4))
+        if trace.hasOrientation {
+            add("yaw", "yaw (°)", 90, -180, 180, [-180, -90, 0, 90, 180])
+        }
+        let plotBottom = cursor - gap
+        let height = plotBottom + 56
+
+        // Document head.
+        svg.raw("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
+        svg.raw("<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"")
+        svg.number(options.width); svg.raw("\" height=\""); svg.number(height)
+        svg.raw("\" viewBox=\"0 0 "); svg.number(options.width); svg.raw(" "); svg.number(height); svg.raw("\"")
+        svg.raw(" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"11\">\n")
+        svg.raw("<title>"); svg.escaped("SoundCompass trace — \(options.title)"); svg.raw("</title>\n")
+        svg.raw("<desc>"); svg.escaped("\(n) frames over \(formatFixed(duration, 2)) s. \(options.settings)"); svg.raw("</desc>\n")
+        svg.raw("<style>.grid{stroke:#e3e3e3;stroke-width:1}.frame{fill:none;stroke:#888;stroke-width:1}"
+            + ".tick{fill:#444}.axis-label{fill:#222;font-size:12px}.line{fill:none;stroke-linejoin:round}"
+            + ".dots{fill:none;stroke:\(dotColor);stroke-width:4;stroke-linecap:round}</style>\n")
+        svg.rect(0, 0, options.width, height, attributes: "fill=\"#ffffff\"")
+        svg.text(left, 26, "SoundCompass trace — \(options.title)", attributes: "class=\"title\" font-size=\"18\" font-weight=\"bold\" fill=\"#111\"")
+        svg.text(left, 46, options.settings, attributes: "class=\"settings\" font-size=\"12\" fill=\"#555\"")
+
+        // Activity, behind everything in the azimuth panel.
+        let azimuthPanel = panels[0]
+        svg.raw("<g id=\"activity\" class=\"activity\" fill=\"#dbe9f9\">\n")
+        var runStart: Double?
+        var runEnd = 0.0
+        let halfHop = n > 1 ? Double(trace.time[1] - trace.time[0]) / 2 : 0.01
+        for i in 0..<n {
+            let t = Double(trace.time[i])
+            if trace.active[i] {
+                let a = x(Float(t - halfHop)), b = x(Float(t + halfHop))
+                if runStart != nil, a - runEnd <= 1 { runEnd = max(runEnd, b) } else {
+                    if let start = runStart { svg.rect(start, azimuthPanel.y0, runEnd - start, azimuthPanel.height, attributes: "") }
+                    runStart = a; runEnd = b
+                }
+            }
+        }
+        if let start = runStart { svg.rect(start, azimuthPanel.y0, runEnd - start, azimuthPanel.height, attributes: "") }
+        svg.raw("</g>\n")
+
+        // Frames and axes of every panel.
+        for panel in panels {
+            svg.raw("<g id=\"\(panel.id)-axes\" class=\"axes\">\n")
+            for tick in panel.ticks {
+                let y = panel.y(tick)
+                svg.line(left, y, left + plotWidth, y, attributes: "class=\"grid\"")
+                svg.text(left - 6, y + 4, formatTick(tick), attributes: "class=\"tick\" text-anchor=\"end\"")
+            }
+            for tick in timeTicks(duration).values {
+                svg.line(x(Float(tick)), panel.y0, x(Float(tick)), panel.y0 + panel.height, attributes: "class=\"grid\"")
+            }
+            svg.rect(left, panel.y0, plotWidth, panel.height, attributes: "class=\"frame\"")
+            let cy = panel.y0 + panel.height / 2
+            svg.text(18, cy, panel.label, attributes: "class=\"axis-label\" text-anchor=\"middle\" transform=\"rotate(-90 18 \(formatFixed(cy, 1)))\"")
+            svg.raw("</g>\n")
+        }
+        // The time axis, under the last panel.
+        let ticks = timeTicks(duration)
+        svg.raw("<g id=\"time-axis\" class=\"axes\">\n")
+        for (tick, label) in zip(ticks.values, ticks.labels) {
+            svg.line(x(Float(tick)), plotBottom, x(Float(tick)), plotBottom + 4, attributes: "stroke=\"#888\"")
+            svg.text(x(Float(tick)), plotBottom + 17, label, attributes: "class=\"tick\" text-anchor=\"middle\"")
+        }
+        svg.text(left + plotWidth / 2, plotBottom + 38, ticks.title, attributes: "class=\"axis-label\" text-anchor=\"middle\"")
+        svg.raw("</g>\n")
+
+        // Azimuth panel: dots, bands, truth, tracked.
+        drawDots(trace, panel: azimuthPanel, x: x, columns: plotWidth, into: &svg)
+        let step = circle ? 180.0 : .infinity
+        for (b, name) in trace.bandNames.enumerated() {
+            let color = bandColors[b % bandColors.count]
+            series(trace, panel: azimuthPanel, x: x, step: step, id: "band-\(name)", cls: "band",
+                style: "stroke=\"\(color)\" stroke-width=\"1.2\" stroke-opacity=\"0.85\"", into: &svg) { trace.bandAzimuth[b][$0] }
+        }
+        if options.truth != nil {
+            series(trace, panel: azimuthPanel, x: x, step: step, id: "truth", cls: "truth",
+                style: "stroke=\"\(truthColor)\" stroke-width=\"1.6\" stroke-dasharray=\"6 4\"", into: &svg) { truthValues[$0] }
+        }
+        // The tracker holds its bearing through pauses: drawn faint there, strong where active.
+        series(trace, panel: azimuthPanel, x: x, step: step, id: "tracked-idle", cls: "tracked-idle",
+            style: "stroke=\"#999\" stroke-width=\"1\"", into: &svg) { trace.azimuth[$0] }
+        series(trace, panel: azimuthPanel, x: x, step: step, id: "tracked", cls: "tracked",
+            style: "stroke=\"#111\" stroke-width=\"1.8\"", into: &svg) { trace.active[$0] ? trace.azimuth[$0] : .nan }
+
+        var index = 1
+        if options.truth != nil {
+            let panel = panels[index]; index += 1
+            series(trace, panel: panel, x: x, step: .infinity, id: "error", cls: "error",
+                style: "stroke=\"\(truthColor)\" stroke-width=\"1.2\"", into: &svg) { errors[$0] }
+        }
+        let ildPanel = panels[index]; index += 1
+        series(trace, panel: ildPanel, x: x, step: .infinity, id: "ild", cls: "ild",
+            style: "stroke=\"#00838f\" stroke-width=\"1\"", into: &svg) { trace.active[$0] ? trace.ild[$0] : .nan }
+        let itdPanel = panels[index]; index += 1
+        for limit in [-options.maximumITD, options.maximumITD] {
+            svg.line(left, itdPanel.y(limit), left + plotWidth, itdPanel.y(limit),
+                attributes: "class=\"itd-limit\" stroke=\"#999\" stroke-dasharray=\"4 3\"")
+        }
+        series(trace, panel: itdPanel, x: x, step: .infinity, id: "itd", cls: "itd",
+            style: "stroke=\"#6a1b9a\" stroke-width=\"1\"", into: &svg) { trace.active[$0] ? trace.itd[$0] : .nan }
+        let levelPanel = panels[index]; index += 1
+        if let gate = options.gateDBFS, gate > levelPanel.low {
+            svg.line(left, levelPanel.y(gate), left + plotWidth, levelPanel.y(gate),
+                attributes: "class=\"gate\" stroke=\"#b71c1c\" stroke-dasharray=\"2 3\"")
+        }
+        series(trace, panel: levelPanel, x: x, step: .infinity, id: "noise-floor", cls: "noise-floor",
+            style: "stroke=\"#999\" stroke-width=\"1.2\" stroke-dasharray=\"5 3\"", into: &svg) { trace.noiseFloor[$0] }
+        series(trace, panel: levelPanel, x: x, step: .infinity, id: "level", cls: "level",
+            style: "stroke=\"#333\" stroke-width=\"1\"", into: &svg) { trace.level[$0] }
+        if trace.hasOrientation {
+            let yawPanel = panels[index]
+            drawHemispheres(trace, panel: yawPanel, x: x, halfHop: halfHop, into: &svg)
+            series(trace, panel: yawPanel, x: x, step: 180, id: "yaw", cls: "yaw",
+                style: "stroke=\"#444\" stroke-width=\"1.4\"", into: &svg) { trace.yaw[$0] }
+        }
+        drawLegend(trace, options: options, x: left + plotWidth + 16, y: top, into: &svg)
+        svg.raw("</svg>\n")
+        return svg.bytes
+    }
+
+    /// One decimated line.
+    private static func series(
+        _ trace: TraceRecorder, panel: Panel, x: (Float) -> Double, step: Double, id: String, cls: String, style: String,
+        into svg: inout SVGWriter, value: (Int) -> Float
+    ) {
+        var path = DecimatedPath(maximumStep: step, y: panel.y)
+        for i in 0..<trace.count { path.add(x: x(trace.time[i]), value: Double(value(i))) }
+        let data = path.finish()
+        svg.raw("<path id=\"\(id)\" class=\"line \(cls)\" \(style) d=\"")
+        if data.isEmpty { svg.raw("M0 0") }
+        svg.rawAppend(data); svg.raw("\"/>\n")
+    }
+
+    /// The frames' own estimates: dots in five shades of confidence. Short recordings get a
+    /// dot per active frame; long ones one per pixel column and 2-pixel row, as confident as
+    /// the most confident frame in it.
+    private static func drawDots(
+        _ trace: TraceRecorder, panel: Panel, x: (Float) -> Double, columns: Double, into svg: inout SVGWriter
+    ) {
+        let shades: [(low: Float, opacity: String)] = [(0, "0.12"), (0.2, "0.3"), (0.4, "0.5"), (0.6, "0.72"), (0.8, "0.95")]
+        var paths = shades.map { _ in SVGWriter(capacity: 1 << 12) }
+        func shade(_ c: Float) -> Int { shades.lastIndex { c >= $0.low } ?? 0 }
+        func dot(_ px: Double, _ py: Double, _ c: Float) {
+            let s = shade(c)
+            paths[s].raw("M"); paths[s].number(px); paths[s].raw(" "); paths[s].number(py); paths[s].raw("h0")
+        }
+        let activeCount = trace.active.reduce(0) { $0 + ($1 ? 1 : 0) }
+        if Double(activeCount) <= 3 * columns {
+            for i in 0..<trace.count where trace.active[i] {
+                dot(x(trace.time[i]), panel.y(Double(trace.rawAzimuth[i])), trace.confidence[i])
+            }
+        } else {
+            // Bin: key = column × rows + row, value = best confidence.
+            let rows = Int(panel.height / 2) + 1
+            var best = [Float](repeating: -1, count: (Int(columns) + 2) * rows)
+            for i in 0..<trace.count where trace.active[i] {
+                let c = Int(x(trace.time[i]) - left), r = Int((panel.y(Double(trace.rawAzimuth[i])) - panel.y0) / 2)
+                let key = max(0, min(best.count - 1, c * rows + r))
+                best[key] = max(best[key], trace.confidence[i])
+            }
+            for key in best.indices where best[key] >= 0 {
+                dot(left + Double(key / rows) + 0.5, panel.y0 + Double(key % rows) * 2 + 1, best[key])
+            }
+        }
+        svg.raw("<g id=\"frame-dots\" class=\"frame-dots\">\n")
+        for (s, path) in paths.enumerated() where !path.bytes.isEmpty {
+            svg.raw("<path class=\"dots\" stroke-opacity=\"\(shades[s].opacity)\" d=\"")
+            svg.rawAppend(path.bytes)
+            svg.raw("\"/>\n")
+        }
+        svg.raw("</g>\n")
+    }
+
+    /// Front/back as a strip of color along the top of the yaw panel.
+    private static func drawHemispheres(
+        _ trace: TraceRecorder, panel: Panel, x: (Float) -> Double, halfHop: Double, into svg: inout SVGWriter
+    ) {
+        svg.raw("<g id=\"hemisphere\" class=\"hemisphere\">\n")
+        var i = 0
+        while i < trace.count {
+            let state = trace.hemisphere[i]
+            var j = i
+            while j + 1 < trace.count && trace.hemisphere[j + 1] == state { j += 1 }
+            let a = x(trace.time[i] - Float(halfHop)), b = x(trace.time[j] + Float(halfHop))
+            let color = state == .front ? "#2ca02c" : state == .back ? "#e67e22" : "#d0d0d0"
+            svg.rect(max(left, a), panel.y0 + 1, b - max(left, a), 12, attributes: "class=\"\(state.rawValue)\" fill=\"\(color)\"")
+            i = j + 1
+        }
+        svg.raw("</g>\n")
+    }
+
+    private static func drawLegend(_ trace: TraceRecorder, options: Options, x: Double, y: Double, into svg: inout SVGWriter) {
+        var items: [(kind: String, color: String, label: String)] = [
+            ("line", "#111", "tracked azimuth"),
+            ("line", "#999", "tracked, no sound"),
+            ("dot", dotColor, "frame estimate"),
+            ("note", "", "(darker: more confident)"),
+            ("box", "#dbe9f9", "active"),
+        ]
+        for (b, name) in trace.bandNames.enumerated() {
+            let label = options.bandLabels.flatMap { b < $0.count ? $0[b] : nil } ?? name
+            items.append(("line", bandColors[b % bandColors.count], "band \(label)"))
+        }
+        if options.truth != nil {
+            items.append(("dash", truthColor, "truth"))
+            items.append(("line", truthColor, "error (tracked − truth)"))
+        }
+        if trace.hasOrientation {
+            items += [("box", "#2ca02c", "front"), ("box", "#e67e22", "behind"), ("box", "#d0d0d0", "unknown"), ("line", "#444", "yaw")]
+        }
+        svg.raw("<g id=\"legend\" class=\"legend\">\n")
+        svg.text(x, y + 10, "Legend", attributes: "font-weight=\"bold\" fill=\"#222\"")
+        for (k, item) in items.enumerated() {
+            let cy = y + 28 + Double(k) * 18
+            switch item.kind {
+            case "line": svg.line(x, cy, x + 22, cy, attributes: "stroke=\"\(item.color)\" stroke-width=\"2\"")
+            case "dash": svg.line(x, cy, x + 22, cy, attributes: "stroke=\"\(item.color)\" stroke-width=\"2\" stroke-dasharray=\"6 4\"")
+            case "dot":
+                for (i, opacity) in ["0.3", "0.6", "0.95"].enumerated() {
+                    svg.raw("<circle cx=\""); svg.number(x + 3 + Double(i) * 8); svg.raw("\" cy=\""); svg.number(cy)
+                    svg.raw("\" r=\"2.2\" fill=\"\(item.color)\" fill-opacity=\"\(opacity)\"/>\n")
+                }
+            case "box": svg.rect(x, cy - 6, 22, 12, attributes: "fill=\"\(item.color)\"")
+            default: break
+            }
+            svg.text(item.kind == "note" ? x : x + 28, cy + 4, item.label, attributes: "fill=\"#222\"" + (item.kind == "note" ? " font-size=\"10\" fill-opacity=\"0.7\"" : ""))
+        }
+        svg.raw("</g>\n")
+    }
+
+    // MARK: Axes
+
+    /// Ticks for a time axis of `duration` seconds: values, their labels and the axis title.
+    static func timeTicks(_ duration: Double) -> (values: [Double], labels: [String], title: String) {
+        let steps: [Double] = [0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400]
+        let step = steps.first { duration / $0 <= 10 } ?? steps.last!
+        var values: [Double] = []
+        var t = 0.0
+        while t <= duration + 1e-9 { values.append(t); t += step }
+        let title: String
+        let labels: [String]
+        if duration < 120 {
+            title = "time (s)"
+            labels = values.map { formatTick($0) }
+        } else if duration < 3600 {
+            title = "time (min:s)"
+            labels = values.map { v in
+                let s = Int(v.rounded())
+                return "\(s / 60):" + (s % 60 < 10 ? "0" : "") + "\(s % 60)"
+            }
+        } else {
+            title = "time (h:min:s)"
+            labels = values.map { v in
+                let s = Int(v.rounded())
+                let m = (s / 60) % 60, sec = s % 60
+                return "\(s / 3600):" + (m < 10 ? "0" : "") + "\(m):" + (sec < 10 ? "0" : "") + "\(sec)"
+            }
+        }
+        return (values, labels, title)
+    }
+
+    /// About `count` round ticks between `low` and `high`.
+    static func niceTicks(_ low: Double, _ high: Double, _ count: Int) -> [Double] {
+        let raw = (high - low) / Double(max(1, count))
+        let magnitude = pow(10, (log10(raw)).rounded(.down))
+        let step = [1.0, 2, 5, 10].map { $0 * magnitude }.first { $0 >= raw } ?? 10 * magnitude
+        var ticks: [Double] = []
+        var v = (low / step).rounded(.up) * step
+        while v <= high + 1e-9 { ticks.append(v); v += step }
+        return ticks
+    }
+
+    /// The smallest of 1, 2, 2.5, 5 × 10ᵏ at least `value`.
+    static func niceCeiling(_ value: Double) -> Double {
+        let magnitude = pow(10, (log10(value)).rounded(.down))
+        return [1.0, 2, 2.5, 5, 10].map { $0 * magnitude }.first { $0 >= value - 1e-9 } ?? 10 * magnitude
+    }
+
+    static func formatTick(_ value: Double) -> String {
+        let r = (value * 100).rounded() / 100
+        if r == r.rounded() { return r == 0 ? "0" : "\(Int(r))" }
+        return formatFixed(r, abs(r * 10 - (r * 10).rounded()) < 1e-9 ? 1 : 2)
+    }
+
+    static func quantile(_ values: [Double], _ q: Double) -> Double? {
+        guard !values.isEmpty else { return nil }
+        let sorted = values.sorted()
+        return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * q).rounded()))]
+    }
+}
