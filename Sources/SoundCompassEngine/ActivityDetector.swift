@@ -48,11 +48,11 @@ public struct ActivityConfiguration: Sendable, Equatable {
 /// a sound from one direction, steady or not, near 1. The threshold 0.5 is the point where
 /// the directional sound carries half the frame's power: 0 dB local SNR. A hangover of up to
 /// `hangoverFrames` frames, with hysteresis, bridges short dips.
-public struct ActivityDetector: Sendable {
+package struct ActivityDetector: Sendable {
     /// The settings.
-    public let configuration: ActivityConfiguration
+    package let configuration: ActivityConfiguration
     /// The current noise floor estimate, dBFS.
-    public private(set) var floorDBFS: Double = AnalysisRecord.silenceDBFS
+    package private(set) var floorDBFS: Double = AnalysisRecord.silenceDBFS
     private let framesPerBlock: Int
     private let hopDuration: Double
     private var blockMinima = [Double](repeating: .infinity, count: 8)
@@ -68,14 +68,14 @@ public struct ActivityDetector: Sendable {
     /// - Parameters:
     ///   - configuration: the settings.
     ///   - hopDuration: seconds between frames.
-    public init(configuration: ActivityConfiguration = ActivityConfiguration(), hopDuration: Double) {
+    package init(configuration: ActivityConfiguration = ActivityConfiguration(), hopDuration: Double) {
         self.configuration = configuration
         self.hopDuration = hopDuration
         self.framesPerBlock = max(1, Int((configuration.floorWindow / 8 / hopDuration).rounded()))
     }
 
     /// Forgets the floor and the hangover.
-    public mutating func reset() {
+    package mutating func reset() {
         self = ActivityDetector(configuration: configuration, hopDuration: hopDuration)
     }
 
@@ -85,7 +85,7 @@ public struct ActivityDetector: Sendable {
     ///   - consistency: the frame's phase consistency, about −0.1…1.
     ///   - aboveGate: whether the frame is above the silence gate.
     /// - Returns: true when the frame is active.
-    public mutating func update(levelDBFS level: Double, consistency: Double, aboveGate: Bool) -> Bool {
+    package mutating func update(levelDBFS level: Double, consistency: Double, aboveGate: Bool) -> Bool {
         // Minimum statistics over eight sub-windows.
         currentMinimum = min(currentMinimum, level)
         framesInBlock += 1

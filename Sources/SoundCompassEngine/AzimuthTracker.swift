@@ -44,9 +44,9 @@ public enum TrackerResponse: String, Sendable, CaseIterable {
 /// 0.25) the track restarts at the challenger: the source has moved, or the track had locked on
 /// a reflection. A challenger without support for one second is forgotten. The tracked azimuth
 /// stays within [−90, 90].
-public struct AzimuthTracker: Sendable {
+package struct AzimuthTracker: Sendable {
     /// The response preset.
-    public let response: TrackerResponse
+    package let response: TrackerResponse
     private let dt: Double
     private var theta = 0.0, omega = 0.0
     private var p00 = 0.0, p01 = 0.0, p11 = 0.0
@@ -73,23 +73,23 @@ public struct AzimuthTracker: Sendable {
     /// - Parameters:
     ///   - response: the preset.
     ///   - hopDuration: seconds between frames.
-    public init(response: TrackerResponse = .balanced, hopDuration: Double) {
+    package init(response: TrackerResponse = .balanced, hopDuration: Double) {
         self.response = response
         self.dt = hopDuration
     }
 
     /// The tracked azimuth, degrees (0 before the first confident frame).
-    public var azimuth: Double { theta }
+    package var azimuth: Double { theta }
     /// The tracked rate, degrees per second.
-    public var rate: Double { omega }
+    package var rate: Double { omega }
     /// True once a confident frame has started the track.
-    public var isTracking: Bool { initialised }
+    package var isTracking: Bool { initialised }
 
-    public mutating func reset() { self = AzimuthTracker(response: response, hopDuration: dt) }
+    package mutating func reset() { self = AzimuthTracker(response: response, hopDuration: dt) }
 
     /// Takes `rate` (degrees per second) off the tracked rate: the part of the motion that
     /// from now on arrives as a known `shift` (see ``update(measurement:confidence:shift:)``).
-    public mutating func removeRate(_ rate: Double) {
+    package mutating func removeRate(_ rate: Double) {
         if initialised && rate.isFinite { omega -= rate }
     }
 
@@ -101,7 +101,7 @@ public struct AzimuthTracker: Sendable {
     ///     added to the prediction (the listener's own turning, from an IMU; 0 without one).
     /// - Returns: the tracked azimuth, degrees.
     @discardableResult
-    public mutating func update(measurement: Double, confidence: Double, shift: Double = 0) -> Double {
+    package mutating func update(measurement: Double, confidence: Double, shift: Double = 0) -> Double {
         let usable = confidence >= Self.minimumConfidence && measurement.isFinite
         guard initialised else {
             if usable { restart(at: measurement, confidence: confidence) }

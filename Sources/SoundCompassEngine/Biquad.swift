@@ -10,10 +10,10 @@ import Musl
 /// Designs follow Robert Bristow-Johnson's *Audio EQ Cookbook* (bilinear transform with the
 /// cookbook's `w0 = 2π·f0/fs`, `α = sin(w0)/(2Q)`). Coefficients are computed in double
 /// precision.
-public struct BiquadCoefficients: Sendable, Equatable {
-    public var b0: Double, b1: Double, b2: Double, a1: Double, a2: Double
+package struct BiquadCoefficients: Sendable, Equatable {
+    package var b0: Double, b1: Double, b2: Double, a1: Double, a2: Double
 
-    public init(b0: Double, b1: Double, b2: Double, a1: Double, a2: Double) {
+    package init(b0: Double, b1: Double, b2: Double, a1: Double, a2: Double) {
         self.b0 = b0; self.b1 = b1; self.b2 = b2; self.a1 = a1; self.a2 = a2
     }
 
@@ -26,14 +26,14 @@ public struct BiquadCoefficients: Sendable, Equatable {
     ///   - cutoff: corner frequency in Hz, `0 < cutoff < sampleRate/2`.
     ///   - q: quality factor (> 0); 1/√2 gives a Butterworth response, −3 dB at `cutoff`.
     ///   - sampleRate: Hz.
-    public static func lowPass(cutoff: Double, q: Double = 0.5.squareRoot(), sampleRate: Double) -> BiquadCoefficients {
+    package static func lowPass(cutoff: Double, q: Double = 0.5.squareRoot(), sampleRate: Double) -> BiquadCoefficients {
         let (cosW, alpha) = prepare(cutoff, q, sampleRate)
         return BiquadCoefficients(
             b0: (1 - cosW) / 2, b1: 1 - cosW, b2: (1 - cosW) / 2, a0: 1 + alpha, a1: -2 * cosW, a2: 1 - alpha)
     }
 
     /// Cookbook high-pass (parameters as ``lowPass(cutoff:q:sampleRate:)``).
-    public static func highPass(cutoff: Double, q: Double = 0.5.squareRoot(), sampleRate: Double) -> BiquadCoefficients {
+    package static func highPass(cutoff: Double, q: Double = 0.5.squareRoot(), sampleRate: Double) -> BiquadCoefficients {
         let (cosW, alpha) = prepare(cutoff, q, sampleRate)
         return BiquadCoefficients(
             b0: (1 + cosW) / 2, b1: -(1 + cosW), b2: (1 + cosW) / 2, a0: 1 + alpha, a1: -2 * cosW, a2: 1 - alpha)
@@ -44,7 +44,7 @@ public struct BiquadCoefficients: Sendable, Equatable {
     ///   - centre: centre frequency in Hz, `0 < centre < sampleRate/2`.
     ///   - q: quality factor (> 0).
     ///   - sampleRate: Hz.
-    public static func bandPass(centre: Double, q: Double, sampleRate: Double) -> BiquadCoefficients {
+    package static func bandPass(centre: Double, q: Double, sampleRate: Double) -> BiquadCoefficients {
         let (cosW, alpha) = prepare(centre, q, sampleRate)
         return BiquadCoefficients(b0: alpha, b1: 0, b2: -alpha, a0: 1 + alpha, a1: -2 * cosW, a2: 1 - alpha)
     }
@@ -59,7 +59,7 @@ public struct BiquadCoefficients: Sendable, Equatable {
     ///   - high: upper −3 dB edge, Hz (`low < high < sampleRate/2`).
     ///   - sampleRate: Hz.
     /// - Returns: the coefficients and the centre frequency in Hz.
-    public static func bandPass(low: Double, high: Double, sampleRate: Double) -> (coefficients: BiquadCoefficients, centre: Double) {
+    package static func bandPass(low: Double, high: Double, sampleRate: Double) -> (coefficients: BiquadCoefficients, centre: Double) {
         precondition(low > 0 && low < high && high < sampleRate / 2, "band \(low)–\(high) Hz invalid at \(sampleRate) Hz")
         let lowWarped = tan(Double.pi * low / sampleRate), highWarped = tan(Double.pi * high / sampleRate)
         let centreWarped = (lowWarped * highWarped).squareRoot()
@@ -75,7 +75,7 @@ public struct BiquadCoefficients: Sendable, Equatable {
     }
 
     /// Magnitude of the frequency response at `frequency` Hz: `|H(e^(iω))|`.
-    public func magnitude(at frequency: Double, sampleRate: Double) -> Double {
+    package func magnitude(at frequency: Double, sampleRate: Double) -> Double {
         let w = 2 * Double.pi * frequency / sampleRate
         // Numerator and denominator as complex numbers in e^(−iω).
         let c1 = cos(w), s1 = sin(w), c2 = cos(2 * w), s2 = sin(2 * w)
@@ -89,29 +89,29 @@ public struct BiquadCoefficients: Sendable, Equatable {
 /// `y = b0·x + s1;  s1 = b1·x − a1·y + s2;  s2 = b2·x − a2·y`.
 ///
 /// Processes blocks in place and never allocates. Keep one instance per channel.
-public struct Biquad: Sendable {
+package struct Biquad: Sendable {
     /// The section's coefficients.
-    public let coefficients: BiquadCoefficients
+    package let coefficients: BiquadCoefficients
     private let b0: Float, b1: Float, b2: Float, a1: Float, a2: Float
     private var s1: Float = 0, s2: Float = 0
 
-    public init(_ coefficients: BiquadCoefficients) {
+    package init(_ coefficients: BiquadCoefficients) {
         self.coefficients = coefficients
         b0 = Float(coefficients.b0); b1 = Float(coefficients.b1); b2 = Float(coefficients.b2)
         a1 = Float(coefficients.a1); a2 = Float(coefficients.a2)
     }
 
     /// Clears the state (as if the input had been silent forever).
-    public mutating func reset() { s1 = 0; s2 = 0 }
+    package mutating func reset() { s1 = 0; s2 = 0 }
 
     /// Filters `buffer` in place.
-    public mutating func process(_ buffer: UnsafeMutableBufferPointer<Float>) {
+    package mutating func process(_ buffer: UnsafeMutableBufferPointer<Float>) {
         process(UnsafeBufferPointer(buffer), into: buffer)
     }
 
     /// Filters `input` into `output` (same count). They may be the same buffer (each sample is
     /// read before its output is written), but must not otherwise overlap.
-    public mutating func process(_ input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Float>) {
+    package mutating func process(_ input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Float>) {
         precondition(input.count == output.count)
         var s1 = self.s1, s2 = self.s2
         for i in 0..<input.count {

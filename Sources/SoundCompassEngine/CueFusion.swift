@@ -5,13 +5,13 @@ import Musl
 #endif
 
 /// One directional cue: where it points and how much it is believed.
-public struct Cue: Sendable, Equatable {
+package struct Cue: Sendable, Equatable {
     /// Lateral value `sin θ`, −1 (left) … 1 (right).
-    public var lateral: Double
+    package var lateral: Double
     /// Confidence 0…1.
-    public var confidence: Double
+    package var confidence: Double
 
-    public init(lateral: Double, confidence: Double) {
+    package init(lateral: Double, confidence: Double) {
         self.lateral = lateral
         self.confidence = confidence
     }
@@ -26,9 +26,9 @@ public struct Cue: Sendable, Equatable {
 ///
 /// Confidence: `1 − Πᵢ (1 − shareᵢ·confidenceᵢ)`, so either cue alone can carry the model's share
 /// for it, and agreeing cues add up without exceeding 1.
-public enum CueFusion {
+package enum CueFusion {
     /// - Returns: the fused lateral value (−1…1) and confidence (0…1).
-    public static func fuse(time: Cue, level: Cue, model: ArrayModel) -> Cue {
+    package static func fuse(time: Cue, level: Cue, model: ArrayModel) -> Cue {
         let trust = model.cueTrust
         let wt = time.confidence / (trust.itdSigma * trust.itdSigma)
         let wl = trust.ildSigma.isFinite ? level.confidence / (trust.ildSigma * trust.ildSigma) : 0

@@ -5,45 +5,45 @@ import Musl
 #endif
 
 /// Everything the broadband estimator measured in one frame.
-public struct FrameEstimate: Sendable, Equatable {
+package struct FrameEstimate: Sendable, Equatable {
     /// Channel levels (RMS) of the frame.
-    public var levels: ChannelLevels
+    package var levels: ChannelLevels
     /// The GCC-PHAT result.
-    public var delay: TimeDelayEstimate
+    package var delay: TimeDelayEstimate
     /// Right-minus-left level difference above 1.5 kHz, dB (from the windowed spectra).
-    public var highFrequencyILD: Double
+    package var highFrequencyILD: Double
     /// The time cue (lateral from the delay) and its confidence.
-    public var timeCue: Cue
+    package var timeCue: Cue
     /// The level cue and its confidence.
-    public var levelCue: Cue
+    package var levelCue: Cue
     /// The fused direction and confidence (confidence 0 below the silence gate).
-    public var fused: Cue
+    package var fused: Cue
     /// True when the frame is louder than the silence gate.
-    public var aboveGate: Bool
+    package var aboveGate: Bool
     /// Strongest frequency of the frame (both channels' power spectra, peak interpolated on a
     /// log scale), Hz.
-    public var dominantFrequency: Double
+    package var dominantFrequency: Double
 
     /// Fused azimuth in degrees, [−90, 90].
-    public var azimuthDegrees: Double { asin(max(-1, min(1, fused.lateral))) * 180 / Double.pi }
+    package var azimuthDegrees: Double { asin(max(-1, min(1, fused.lateral))) * 180 / Double.pi }
 }
 
 /// The broadband two-cue estimator: level difference + GCC-PHAT time difference, fused by
 /// the array model. Works on one frame at a time; see ``StreamingAnalyzer`` for framing.
 ///
 /// Life cycle: `init` allocates; ``estimate(left:right:)`` never allocates.
-public final class DirectionEstimator {
+package final class DirectionEstimator {
     /// The settings this estimator was made for.
-    public let configuration: AnalysisConfiguration
+    package let configuration: AnalysisConfiguration
     /// The time-difference estimator.
-    public let gccPhat: GCCPHAT
+    package let gccPhat: GCCPHAT
     private let highFrequencyBin: Int
 
     /// Lower edge of the band used for the binaural level cue, Hz.
-    public static let highFrequencyEdge = 1500.0
+    package static let highFrequencyEdge = 1500.0
 
     /// - Parameter configuration: must pass ``AnalysisConfiguration/validate()``.
-    public init(configuration: AnalysisConfiguration) {
+    package init(configuration: AnalysisConfiguration) {
         self.configuration = configuration
         let fs = configuration.sampleRate
         self.gccPhat = GCCPHAT(
@@ -55,13 +55,13 @@ public final class DirectionEstimator {
     }
 
     /// Forgets the state carried between frames.
-    public func reset() { gccPhat.reset() }
+    package func reset() { gccPhat.reset() }
 
     /// Estimates the direction of one frame.
     /// - Parameters:
     ///   - left: `frameLength` finite samples of the left channel.
     ///   - right: `frameLength` finite samples of the right channel.
-    public func estimate(left: UnsafeBufferPointer<Float>, right: UnsafeBufferPointer<Float>) -> FrameEstimate {
+    package func estimate(left: UnsafeBufferPointer<Float>, right: UnsafeBufferPointer<Float>) -> FrameEstimate {
         let config = configuration
         let model = config.array
         let levels = ChannelLevels(left: left, right: right, count: config.frameLength)

@@ -40,44 +40,44 @@ import Musl
 ///
 /// Life cycle: `init` allocates the window; ``update(time:yaw:measurement:confidence:tracked:)``
 /// never allocates.
-public struct FrontBackResolver {
+package struct FrontBackResolver {
     /// Tuning of the resolver; the defaults suit speech and noise from a talker at conversational
     /// distance and a listener turning their head.
-    public struct Settings: Sendable, Equatable {
+    package struct Settings: Sendable, Equatable {
         /// Length of the sliding window of (yaw, lateral) pairs, seconds.
-        public var window: Double = 2.5
+        package var window: Double = 2.5
         /// Yaw range the window must span before a decision, degrees.
-        public var minimumRotation: Double = 15
+        package var minimumRotation: Double = 15
         /// Frames the window must hold before a decision.
-        public var minimumFrames: Int = 8
+        package var minimumFrames: Int = 8
         /// Frames less confident than this do not enter the window.
-        public var minimumConfidence: Double = 0.3
+        package var minimumConfidence: Double = 0.3
         /// Smallest |slope| of lateral against yaw (per radian) that counts as non-zero.
-        public var minimumSlope: Double = 0.1
+        package var minimumSlope: Double = 0.1
         /// Standard errors the slope must lie from 0.
-        public var significance: Double = 4
+        package var significance: Double = 4
         /// Largest RMS difference between the fitted and the measured lateral positions.
-        public var maximumResidual: Double = 0.2
+        package var maximumResidual: Double = 0.2
         /// Seconds a decision is kept after the last fit that renewed it.
-        public var latch: Double = 10
+        package var latch: Double = 10
         /// Lateral distance from the prediction that counts against the committed source.
-        public var changeThreshold: Double = 0.35
+        package var changeThreshold: Double = 0.35
         /// Summed confidence of disagreeing frames that drops the decision.
-        public var changeWeight: Double = 1.5
+        package var changeWeight: Double = 1.5
 
-        public init() {}
+        package init() {}
     }
 
     /// The resolver's answer for one frame.
-    public struct Resolution: Sendable, Equatable {
+    package struct Resolution: Sendable, Equatable {
         /// Front/back state at this frame.
-        public var hemisphere: Hemisphere
+        package var hemisphere: Hemisphere
         /// Azimuth, degrees: the tracked azimuth while unknown, on (−180, 180] once resolved.
-        public var azimuth: Double
+        package var azimuth: Double
     }
 
     /// The tuning.
-    public let settings: Settings
+    package let settings: Settings
     private let capacity: Int
     // The window, a ring of (cos ψ, sin ψ, ψ in degrees, lateral, weight, time).
     private var cosYaw: [Double], sinYaw: [Double], yawDegrees: [Double], lateral: [Double], weight: [Double],
@@ -92,7 +92,7 @@ public struct FrontBackResolver {
     /// - Parameters:
     ///   - hopDuration: seconds between frames (sizes the window).
     ///   - settings: tuning.
-    public init(hopDuration: Double, settings: Settings = Settings()) {
+    package init(hopDuration: Double, settings: Settings = Settings()) {
         precondition(hopDuration > 0, "hop duration must be positive")
         self.settings = settings
         capacity = max(settings.minimumFrames, Int((settings.window / hopDuration).rounded(.up)) + 1)
@@ -102,17 +102,17 @@ public struct FrontBackResolver {
 
     /// The committed world bearing of the source, degrees on (−180, 180] relative to yaw 0;
     /// `nil` while front/back is unknown.
-    public var worldBearing: Double? { bearing }
+    package var worldBearing: Double? { bearing }
 
     /// The hemisphere the committed bearing is in when seen from `yaw` (degrees); `.unknown`
     /// while nothing is committed.
-    public func expectedHemisphere(yaw: Double) -> Hemisphere {
+    package func expectedHemisphere(yaw: Double) -> Hemisphere {
         guard let bearing else { return .unknown }
         return abs(YawTimeline.wrap(bearing - yaw)) <= 90 ? .front : .back
     }
 
     /// Forgets everything.
-    public mutating func reset() {
+    package mutating func reset() {
         head = 0; count = 0
         bearing = nil
         confirmedAt = -.infinity
@@ -128,7 +128,7 @@ public struct FrontBackResolver {
     ///   - confidence: its confidence, 0…1 (0 for an inactive frame).
     ///   - tracked: the tracked azimuth, degrees in [−90, 90].
     /// - Returns: the frame's hemisphere and azimuth.
-    public mutating func update(
+    package mutating func update(
         time: Double, yaw: Double?, measurement: Double, confidence: Double, tracked: Double
     ) -> Resolution {
         if let yaw { lastYaw = yaw }
@@ -149,7 +149,7 @@ public struct FrontBackResolver {
 
     /// The bearing behind the pair that gives the same lateral position as `azimuth` (degrees
     /// in [−90, 90]): `±180 − azimuth`, on (−180, 180] (+40 → +140, −40 → −140, 0 → 180).
-    public static func behind(_ azimuth: Double) -> Double {
+    package static func behind(_ azimuth: Double) -> Double {
         YawTimeline.wrap(azimuth >= 0 ? 180 - azimuth : -180 - azimuth)
     }
 

@@ -1,19 +1,19 @@
 /// The time difference of one frequency band in one frame.
-public struct BandDelayEstimate: Sendable, Equatable {
+package struct BandDelayEstimate: Sendable, Equatable {
     /// Right minus left arrival, samples (sub-sample).
-    public var lagSamples: Double
+    package var lagSamples: Double
     /// Magnitude-squared coherence of the band's bins over recent frames, averaged with the
     /// bins' power as weights (so bins the source does not reach count little), 0…1.
-    public var coherence: Float
+    package var coherence: Float
     /// `1 − second peak / peak` in the lag window, 0…1.
-    public var prominence: Float
+    package var prominence: Float
     /// True when the band's own peak was ambiguous and the broadband lag picked among its
     /// aliases.
-    public var resolvedByPrior: Bool
+    package var resolvedByPrior: Bool
     /// Confidence 0…1.
-    public var confidence: Float
+    package var confidence: Float
 
-    public static let none = BandDelayEstimate(lagSamples: 0, coherence: 0, prominence: 0, resolvedByPrior: false, confidence: 0)
+    package static let none = BandDelayEstimate(lagSamples: 0, coherence: 0, prominence: 0, resolvedByPrior: false, confidence: 0)
 }
 
 extension GCCPHAT {
@@ -36,7 +36,7 @@ extension GCCPHAT {
     ///   - firstBin: lowest FFT bin of the band (≥ 1).
     ///   - lastBin: highest FFT bin of the band (≤ fftSize/2 − 1).
     ///   - prior: the broadband lag in samples, if it is trusted.
-    public func estimateBand(firstBin: Int, lastBin: Int, prior: Double?) -> BandDelayEstimate {
+    package func estimateBand(firstBin: Int, lastBin: Int, prior: Double?) -> BandDelayEstimate {
         let n = fftSize
         let first = max(1, firstBin), last = min(n / 2 - 1, lastBin)
         guard last >= first else { return .none }

@@ -5,33 +5,33 @@ import Musl
 #endif
 
 /// The time difference of one frame as found by GCC-PHAT.
-public struct TimeDelayEstimate: Sendable, Equatable {
+package struct TimeDelayEstimate: Sendable, Equatable {
     /// Arrival at the right microphone minus arrival at the left, in samples (sub-sample
     /// precision). Positive: the sound reached the left microphone first (source on the left).
-    public var lagSamples: Double
+    package var lagSamples: Double
     /// Height of the correlation peak, normalised so that two identical, delayed signals give
     /// about 1 and unrelated signals about `1/√N` (0…1).
-    public var peakHeight: Float
+    package var peakHeight: Float
     /// Peak height over the RMS of the correlation outside the lag window (≥ 0). Unrelated
     /// signals give about 2–3.5, a clear source tens to hundreds.
-    public var significance: Float
+    package var significance: Float
     /// `1 − (second-highest local maximum in the window) / peak` (0…1): near 1 for a single
     /// clear source, near 0 when two candidate lags compete.
-    public var prominence: Float
+    package var prominence: Float
     /// True when the integer peak sits on the edge of the lag window (no confidence then).
-    public var pinnedAtEdge: Bool
+    package var pinnedAtEdge: Bool
     /// Phase consistency of the frame, about −0.1…1: the share of the frame's power whose
     /// inter-channel phase agrees with the cross-spectrum averaged over the previous frames,
     /// `Σₖ Pₖ·cos(arg Cₖ − arg ⟨C⟩ₖ) / Σₖ Pₖ` with `Pₖ = |Lₖ|² + |Rₖ|²`. A sound from one
     /// direction keeps the phase `ω·τ` of its direction whatever its spectrum, so it scores near
     /// 1; unrelated noise in the two channels scores near 0; a frame that follows the end of a
     /// sound scores by its own content, not the history's. 0 until four frames have been seen.
-    public var consistency: Float = 0
+    package var consistency: Float = 0
     /// Confidence of the time cue, 0…1 (see ``GCCPHAT`` for the formula).
-    public var confidence: Float
+    package var confidence: Float
 
     /// An estimate with no information (silence).
-    public static let none = TimeDelayEstimate(
+    package static let none = TimeDelayEstimate(
         lagSamples: 0, peakHeight: 0, significance: 0, prominence: 0, pinnedAtEdge: false, confidence: 0)
 }
 
@@ -83,17 +83,17 @@ public struct TimeDelayEstimate: Sendable, Equatable {
 /// prominence and `taper` the edge taper above. Uncorrelated noise stays below `s ≈ 4`.
 ///
 /// Life cycle: `init` allocates everything; ``estimate(left:right:)`` never allocates.
-public final class GCCPHAT {
+package final class GCCPHAT {
     /// Frame length in samples.
-    public let frameLength: Int
+    package let frameLength: Int
     /// FFT size in samples (power of two ≥ frame length).
-    public let fftSize: Int
+    package let fftSize: Int
     /// Largest physical lag in samples (fractional): the array's largest delay times the sample rate.
-    public let maxLagSamples: Double
+    package let maxLagSamples: Double
     /// Half-width of the searched lag window in whole samples: `ceil(maxLagSamples) + margin`.
-    public let searchLag: Int
+    package let searchLag: Int
     /// Whitening exponent β of the weighting `|C|^(−β)`: 1 is the full phase transform.
-    public let weightingExponent: Float
+    package let weightingExponent: Float
 
     let fft: RealFFT
     private let window: [Float]
@@ -115,9 +115,9 @@ public final class GCCPHAT {
     private var averagedFrames = 0
     /// Whole-sample delay by which the right channel's window is shifted (window alignment):
     /// the rounded lag of the last confident frame, 0 before one.
-    public private(set) var windowOffset = 0
+    package private(set) var windowOffset = 0
     /// Share of the newest frame in the spectral averages (0 disables coherence weighting).
-    public let coherenceSmoothing: Float
+    package let coherenceSmoothing: Float
     /// A copy of `whitened` for the inverse FFT, which destroys its input.
     let inverseScratch: AlignedFloats
     let correlation: AlignedFloats
@@ -140,7 +140,7 @@ public final class GCCPHAT {
     ///   - diffuseCoherenceDelaySamples: `τd` in samples of the diffuse-field coherence
     ///     `sinc(2πf·τd)` (see ``ArrayModel/diffuseCoherenceDelay``); nil (the default) for no
     ///     diffuse-field correction.
-    public init(
+    package init(
         frameLength: Int, maxLagSamples: Double, marginSamples: Int = 2, weightingExponent: Float = 1,
         coherenceSmoothing: Float = 0.5, diffuseCoherenceDelaySamples: Double? = nil
     ) {
@@ -190,10 +190,10 @@ public final class GCCPHAT {
     static let largestDiffuseCoherence: Float = 0.995
 
     /// Largest coherence weight γ²/(1 − γ²) of a bin (γ² ≈ 0.95).
-    public static let maximumCoherenceWeight: Float = 20
+    package static let maximumCoherenceWeight: Float = 20
 
     /// Forgets the spectral averages (the next frame starts a new stream).
-    public func reset() {
+    package func reset() {
         averagedFrames = 0
         windowOffset = 0
         averageLeftPower.zero()
@@ -206,7 +206,7 @@ public final class GCCPHAT {
     ///   - left: `frameLength` samples of the left channel.
     ///   - right: `frameLength` samples of the right channel.
     /// - Returns: the lag (right minus left, in samples) and its confidence.
-    public func estimate(left: UnsafeBufferPointer<Float>, right: UnsafeBufferPointer<Float>) -> TimeDelayEstimate {
+    package func estimate(left: UnsafeBufferPointer<Float>, right: UnsafeBufferPointer<Float>) -> TimeDelayEstimate {
         precondition(left.count >= frameLength && right.count >= frameLength)
         let n = fftSize
         let bins = n / 2 + 1

@@ -5,34 +5,34 @@ import Musl
 #endif
 
 /// Per-channel levels of one frame and the level difference between the channels.
-public struct ChannelLevels: Sendable, Equatable {
+package struct ChannelLevels: Sendable, Equatable {
     /// Left RMS (linear, full scale 1).
-    public var leftRMS: Double
+    package var leftRMS: Double
     /// Right RMS (linear, full scale 1).
-    public var rightRMS: Double
+    package var rightRMS: Double
 
     /// Measures the RMS of both channels over `count` samples.
-    public init(left: UnsafeBufferPointer<Float>, right: UnsafeBufferPointer<Float>, count: Int) {
+    package init(left: UnsafeBufferPointer<Float>, right: UnsafeBufferPointer<Float>, count: Int) {
         precondition(left.count >= count && right.count >= count && count > 0)
         leftRMS = (sumOfSquares(left, count) / Double(count)).squareRoot()
         rightRMS = (sumOfSquares(right, count) / Double(count)).squareRoot()
     }
 
-    public init(leftRMS: Double, rightRMS: Double) {
+    package init(leftRMS: Double, rightRMS: Double) {
         self.leftRMS = leftRMS
         self.rightRMS = rightRMS
     }
 
     /// Power floor used in every level and ratio: 1e-16 (−160 dBFS), so silence stays finite.
-    public static let powerFloor = 1e-16
+    package static let powerFloor = 1e-16
 
     /// Level difference, right minus left, in dB: `10·log10((R² + ε)/(L² + ε))`, within ±160 dB.
-    public var ildDecibels: Double {
+    package var ildDecibels: Double {
         decibelRatio(rightRMS * rightRMS, leftRMS * leftRMS)
     }
 
     /// Level of the pair in dBFS: `10·log10((L² + R²)/2 + ε)`, ≥ −160.
-    public var levelDBFS: Double {
+    package var levelDBFS: Double {
         10 * log10((leftRMS * leftRMS + rightRMS * rightRMS) / 2 + Self.powerFloor)
     }
 }

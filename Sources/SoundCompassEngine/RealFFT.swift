@@ -21,20 +21,20 @@ import Synchronization
 /// creating a second `RealFFT` of a size already seen costs nothing and the per-frame path never
 /// plans. The buffers passed in must come from ``AlignedFloats`` (FFTW's own allocator) so that
 /// their alignment matches the planning arrays.
-public final class RealFFT: @unchecked Sendable {
+package final class RealFFT: @unchecked Sendable {
     // @unchecked: the plans are immutable after creation and FFTW's execute functions are
     // thread-safe; the instance holds no other mutable state.
 
     /// Transform length N in samples (even, ≥ 2).
-    public let size: Int
+    package let size: Int
     /// Number of complex bins of a real spectrum: `N/2 + 1`.
-    public var binCount: Int { size / 2 + 1 }
+    package var binCount: Int { size / 2 + 1 }
 
     private let plans: FFTPlanCache.Plans
 
     /// Creates (or fetches from the process-wide cache) the forward and inverse plans for `size`.
     /// - Parameter size: transform length in samples, even and at least 2.
-    public init(size: Int) {
+    package init(size: Int) {
         precondition(size >= 2 && size % 2 == 0, "RealFFT size must be even and ≥ 2, got \(size)")
         self.size = size
         self.plans = FFTPlanCache.plans(forSize: size)
@@ -46,7 +46,7 @@ public final class RealFFT: @unchecked Sendable {
     ///   - output: `2·binCount` floats, interleaved complex (FFTW-aligned).
     /// The corresponding C function is `fftwf_execute_dft_r2c`.
     @inlinable
-    public func forward(_ input: UnsafeMutablePointer<Float>, _ output: UnsafeMutablePointer<Float>) {
+    package func forward(_ input: UnsafeMutablePointer<Float>, _ output: UnsafeMutablePointer<Float>) {
         executeForward(input, output)
     }
 
@@ -58,7 +58,7 @@ public final class RealFFT: @unchecked Sendable {
     ///   - output: `size` real samples (FFTW-aligned).
     /// The corresponding C function is `fftwf_execute_dft_c2r`.
     @inlinable
-    public func inverse(_ input: UnsafeMutablePointer<Float>, _ output: UnsafeMutablePointer<Float>) {
+    package func inverse(_ input: UnsafeMutablePointer<Float>, _ output: UnsafeMutablePointer<Float>) {
         executeInverse(input, output)
     }
 
@@ -79,7 +79,7 @@ public final class RealFFT: @unchecked Sendable {
     // MARK: - Conveniences (allocate; not for the per-frame path)
 
     /// Forward transform of an array; returns `binCount` bins as `(re, im)` pairs.
-    public func forward(_ signal: [Float]) -> [(re: Float, im: Float)] {
+    package func forward(_ signal: [Float]) -> [(re: Float, im: Float)] {
         precondition(signal.count == size, "expected \(size) samples, got \(signal.count)")
         let input = AlignedFloats(count: size)
         let output = AlignedFloats(count: 2 * binCount)
@@ -89,7 +89,7 @@ public final class RealFFT: @unchecked Sendable {
     }
 
     /// Inverse transform of `binCount` bins; returns `size` samples (unnormalised: N times the signal).
-    public func inverse(_ spectrum: [(re: Float, im: Float)]) -> [Float] {
+    package func inverse(_ spectrum: [(re: Float, im: Float)]) -> [Float] {
         precondition(spectrum.count == binCount, "expected \(binCount) bins, got \(spectrum.count)")
         let input = AlignedFloats(count: 2 * binCount)
         let output = AlignedFloats(count: size)
@@ -99,20 +99,20 @@ public final class RealFFT: @unchecked Sendable {
     }
 
     /// The FFTW library version string, e.g. "fftw-3.3.10-sse2-avx".
-    public static var libraryVersion: String { String(cString: soundcompass_fftwf_version()) }
+    package static var libraryVersion: String { String(cString: soundcompass_fftwf_version()) }
 }
 
 /// A zero-initialised float buffer from FFTW's allocator (SIMD-aligned), freed on deinit.
-public final class AlignedFloats: @unchecked Sendable {
+package final class AlignedFloats: @unchecked Sendable {
     // @unchecked: like a raw buffer, it is the owner's job not to share it across threads.
 
     /// Start of the buffer.
-    public let baseAddress: UnsafeMutablePointer<Float>
+    package let baseAddress: UnsafeMutablePointer<Float>
     /// Number of floats.
-    public let count: Int
+    package let count: Int
 
     /// Allocates `count` floats, all zero.
-    public init(count: Int) {
+    package init(count: Int) {
         precondition(count > 0)
         guard let pointer = fftwf_alloc_real(count) else {
             fatalError("fftwf_alloc_real(\(count)) failed: out of memory")
@@ -125,16 +125,16 @@ public final class AlignedFloats: @unchecked Sendable {
     deinit { fftwf_free(baseAddress) }
 
     /// The buffer as a buffer pointer.
-    public var buffer: UnsafeMutableBufferPointer<Float> { .init(start: baseAddress, count: count) }
+    package var buffer: UnsafeMutableBufferPointer<Float> { .init(start: baseAddress, count: count) }
 
     /// Element access (bounds-checked in debug builds).
-    public subscript(index: Int) -> Float {
+    package subscript(index: Int) -> Float {
         get { assert(index >= 0 && index < count); return baseAddress[index] }
         set { assert(index >= 0 && index < count); baseAddress[index] = newValue }
     }
 
     /// Sets every element to zero.
-    public func zero() { baseAddress.update(repeating: 0, count: count) }
+    package func zero() { baseAddress.update(repeating: 0, count: count) }
 }
 
 /// Process-wide FFTW plans, one pair per size, made under a lock (FFTW's planner is not

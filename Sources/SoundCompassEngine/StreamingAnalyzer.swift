@@ -19,9 +19,9 @@ public final class StreamingAnalyzer {
     /// The settings of this analysis.
     public let configuration: AnalysisConfiguration
     /// The broadband estimator.
-    public let estimator: DirectionEstimator
+    package let estimator: DirectionEstimator
     /// The per-band estimator (no bands: it does nothing).
-    public let subbands: SubbandEstimator
+    package let subbands: SubbandEstimator
 
     private let left: AlignedFloats
     private let right: AlignedFloats
@@ -42,7 +42,7 @@ public final class StreamingAnalyzer {
 
     /// The broadband estimate behind the most recent record, with every cue as measured (no
     /// profile offset removed); `nil` before the first frame. Calibration reads it.
-    public private(set) var lastEstimate: FrameEstimate?
+    package private(set) var lastEstimate: FrameEstimate?
 
     /// Number of frames analysed so far.
     public private(set) var framesAnalyzed = 0
@@ -94,15 +94,17 @@ public final class StreamingAnalyzer {
         lastEstimate = nil
     }
 
-    /// Takes in a block of samples and emits the record of every frame it completes.
+    /// Takes in a block of samples and emits the record of every frame it completes; the
+    /// buffer-pointer form behind the public `Span` and array forms (see
+    /// `StreamingAnalyzer+Buffers.swift`). Never allocates.
     /// - Parameters:
-    ///   - left: left-channel samples.
+    ///   - left: left-channel samples (linear full scale, ±1 = 0 dBFS).
     ///   - right: right-channel samples (the same count as `left`).
     ///   - emit: called once per completed frame, in order, with the frame's record.
-    public func process(
+    package func process<E: Error>(
         left newLeft: UnsafeBufferPointer<Float>, right newRight: UnsafeBufferPointer<Float>,
-        emit: (AnalysisRecord) throws -> Void
-    ) rethrows {
+        emit: (AnalysisRecord) throws(E) -> Void
+    ) throws(E) {
         precondition(newLeft.count == newRight.count, "channel blocks differ in length")
         let frameLength = configuration.frameLength
         let hop = configuration.hopLength

@@ -15,9 +15,9 @@ import Musl
 /// gate, or in an inactive frame, has no confidence.
 ///
 /// Life cycle: `init` allocates; per-frame calls never allocate.
-public final class SubbandEstimator {
+package final class SubbandEstimator {
     /// The bands analysed (already limited to 0.45·fs).
-    public let bands: [BandSpec]
+    package let bands: [BandSpec]
     private let bank: BandFilterBank
     private let configuration: AnalysisConfiguration
     private let binRanges: [(first: Int, last: Int)]

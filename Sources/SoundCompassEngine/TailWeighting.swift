@@ -15,26 +15,26 @@
 /// 1. A steady source (noise, a held tone) keeps its confidence, since its level only jitters.
 /// In free field the weight costs a speech track only frames whose direction the onsets already
 /// gave.
-public struct TailWeighting: Sendable {
+package struct TailWeighting: Sendable {
     /// Fall rate at which a frame's weight reaches 0, dB/s (0: off).
-    public let decayRate: Double
+    package let decayRate: Double
     private let hopDuration: Double
     private var previousLevel: Double?
 
     /// - Parameters:
     ///   - decayRate: dB/s; 0 turns the weighting off.
     ///   - hopDuration: seconds between frames.
-    public init(decayRate: Double, hopDuration: Double) {
+    package init(decayRate: Double, hopDuration: Double) {
         self.decayRate = decayRate
         self.hopDuration = hopDuration
     }
 
     /// Forgets the previous frame.
-    public mutating func reset() { previousLevel = nil }
+    package mutating func reset() { previousLevel = nil }
 
     /// The weight of the next frame, 0…1.
     /// - Parameter levelDBFS: the frame's level (both channels), dBFS.
-    public mutating func weight(levelDBFS: Double) -> Double {
+    package mutating func weight(levelDBFS: Double) -> Double {
         defer { previousLevel = levelDBFS }
         guard decayRate > 0, let previousLevel, levelDBFS.isFinite, previousLevel.isFinite else { return 1 }
         let slope = (levelDBFS - previousLevel) / hopDuration
