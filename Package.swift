@@ -71,6 +71,23 @@ let package = Package(
             path: "Sources/SoundCompassCLI"
         ),
 
+        // MARK: - Library examples (the code of Docs/Library.md and README.md, run by the tests)
+        .executableTarget(
+            name: "LocalizeExample",
+            dependencies: ["SoundCompassEngine", "TestSignals"],
+            path: "Examples/Localize"
+        ),
+        .executableTarget(
+            name: "ChunksExample",
+            dependencies: ["SoundCompassEngine", "TestSignals"],
+            path: "Examples/Chunks"
+        ),
+        .executableTarget(
+            name: "ReadFileExample",
+            dependencies: ["SoundCompass"],
+            path: "Examples/ReadFile"
+        ),
+
         // MARK: - Tests
         .target(
             name: "TestSupport",
@@ -91,7 +108,10 @@ let package = Package(
         ),
         .testTarget(
             name: "SoundCompassCLITests",
-            dependencies: ["SoundCompassCLI", "SoundCompass", "TestSignals", "TestSupport"]
+            dependencies: [
+                "SoundCompassCLI", "SoundCompass", "TestSignals", "TestSupport",
+                "LocalizeExample", "ChunksExample", "ReadFileExample",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

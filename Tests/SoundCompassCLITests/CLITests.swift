@@ -35,6 +35,14 @@ enum CLI {
         return try complete(process, stdin: stdin, environment: environment, interruptAfter: interruptAfter)
     }
 
+    /// Runs another program built with the package (a library example) to completion.
+    static func runExecutable(_ executable: URL, _ arguments: [String]) throws -> Result {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        return try complete(process, stdin: nil, environment: [:], interruptAfter: nil)
+    }
+
     /// Runs a shell command line (`bash -o pipefail -c`), with `soundcompass` standing for the binary.
     static func shell(_ command: String, environment: [String: String] = [:]) throws -> Result {
         let process = Process()

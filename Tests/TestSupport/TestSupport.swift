@@ -7,14 +7,8 @@ public func analyze(
     _ signal: StereoSignal, configuration: AnalysisConfiguration? = nil, orientation: YawTimeline? = nil
 ) throws -> [AnalysisRecord] {
     let config = configuration ?? AnalysisConfiguration(sampleRate: signal.sampleRate)
-    let analyzer = try StreamingAnalyzer(configuration: config, orientation: orientation)
-    var records: [AnalysisRecord] = []
-    signal.left.withUnsafeBufferPointer { l in
-        signal.right.withUnsafeBufferPointer { r in
-            analyzer.process(left: l, right: r) { records.append($0) }
-        }
-    }
-    return records
+    return try StreamingAnalyzer(configuration: config, orientation: orientation)
+        .process(left: signal.left, right: signal.right)
 }
 
 /// Median of a non-empty list.

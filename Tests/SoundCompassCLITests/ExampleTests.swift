@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// The library examples in `Examples/` are the code blocks of Docs/Library.md and README.md,
+/// character for character; they are built as programs of their own (so their imports are
+/// exactly what they say) and run here, so the documentation cannot rot.
+@Suite("Library examples")
+struct ExampleTests {
+    static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static func example(_ name: String) -> URL {
+        CLI.executable.deletingLastPathComponent().appendingPathComponent(name)
+    }
+
+    static func source(_ folder: String) throws -> String {
+        try String(contentsOf: repository.appendingPathComponent("Examples/\(folder)/main.swift"), encoding: .utf8)
+    }
+
+    /// The ```swift blocks of a Markdown file, each without its fence lines.
+    static func swiftBlocks(_ document: String) throws -> [String] {
+        let text = try String(contentsOf: repository.appendingPathComponent(document), encoding: .utf8)
+        var blocks: [String] = [], current: [Substring]?
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if current == nil, line == "```swift" {
+                current = []
+            } else if current != nil, line == "```" {
+                blocks.append(current!.joined(separator: "\n") + "\n")
+                current = nil
+            } else {
+                current?.append(line)
+            }
+        }
+        return blocks
+    }
+
+    @Test("Docs/Library.md and README.md show each example exactly as it is built", arguments: [
+        ("Docs/Library.md", "Localize"), ("Docs/Library.md", "Chunks"), ("Docs/Library.md", "ReadFile"),
+        ("README.md", "Localize"), ("README.md", "ReadFile"),
+    ])
+    func documented(document: String, folder: String) throws {
+        let blocks = try Self.swiftBlocks(document)
+        #expect(blocks.contains(try Self.source(folder)), "\(document) has no ```swift block equal to Examples/\(folder)/main.swift")
+    }
+
+    @Test("the 12-line program: only SoundCompassEngine and TestSignals, +30° reads within 1° of +30°")
+    func localize() throws {
+        let code = try Self.source("Localize")
+        #expect(code.split(separator: "\n", omittingEmptySubsequences: false).dropLast().count <= 12)
+        let imports = code.split(separator: "\n").filter { $0.hasPrefix("import ") }
+        #expect(imports == ["import SoundCompassEngine", "import TestSignals"])
+        let result = try CLI.runExecutable(Self.example("LocalizeExample"), [])
+        #expect(result.status == 0)
+        // "median 30.00005190329611°, active 1.0"
+        let words = result.stdout.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "°" || $0 == "\n" })
+        let median = try #require(Double(words[1])), active = try #require(Double(words[3]))
+        #expect(abs(median - 30) <= 1)
+        #expect(active >= 0.9)
+    }
+
+    @Test("streaming in 10 ms blocks through the Span form: speech at −40° within 1°")
+    func chunks() throws {
+        let result = try CLI.runExecutable(Self.example("ChunksExample"), [])
+        #expect(result.status == 0)
+        let azimuths = result.stdout.split(separator: "\n").compactMap { line in Double(line.split(separator: " ")[1]) }
+        // One second at a 1024-sample hop: 45 frames, of which the speech makes most active.
+        #expect(azimuths.count >= 25)
+        #expect(abs(median(azimuths) + 40) <= 1)
+    }
+
+    @Test("reading a file with the umbrella module gives analyze's records")
+    func readFile() throws {
+        let directory = TemporaryDirectory()
+        let wav = directory.path("ex.wav")
+        #expect(try CLI.run(["synth", wav, "--source", "white@-25", "--duration", "1.5"]).status == 0)
+        let example = try CLI.runExecutable(Self.example("ReadFileExample"), [wav])
+        #expect(example.status == 0)
+        let reference = try CLI.run(["analyze", wav, "--format", "csv", "-q"])
+        #expect(reference.status == 0)
+        let exampleLines = example.stdout.split(separator: "\n")
+        let csv = reference.stdout.split(separator: "\n").dropFirst()   // header
+        #expect(exampleLines.count == csv.count && exampleLines.count > 50)
+        let header = reference.stdout.split(separator: "\n")[0].split(separator: ",")
+        let timeColumn = try #require(header.firstIndex(of: "time")), azimuthColumn = try #require(header.firstIndex(of: "azimuth"))
+        for (line, row) in zip(exampleLines, csv) {
+            let ours = line.split(separator: " "), theirs = row.split(separator: ",")
+            #expect(abs(Double(ours[0])! - Double(theirs[timeColumn])!) < 1e-3)
+            #expect(abs(Double(ours[1])! - Double(theirs[azimuthColumn])!) <= 0.05)
+        }
+    }
+}
