@@ -32,52 +32,27 @@ extension SoundCompassCommand {
 
         func run() throws {
             try Diagnostics.reportingFailures {
-                let source = try analysis.openSource(file)
-                try analyze(source)
-            }
-        }
-
-        private func analyze(_ source: some StereoSource) throws {
-            let duration = source.expectedFrameCount.map { Double($0) / source.sampleRate }
-            let log = try imu.load(audioDuration: duration)
-            let (config, analyzer) = try analysis.makeAnalyzer(for: source, orientation: log?.timeline)
-            if let path = imu.imu, let out = output.output, LineSink.isSameFile(out, path) {
-                throw CLIFailure("\(out): --output names the IMU log; refusing to overwrite it", status: .usage)
-            }
-            try trace.checkOutputs(inputs: [file, imu.imu, output.output])
-            let session = try trace.makeSession(
-                for: source, bandNames: config.usableBands.map(\.name), plot: trace.plot)
-            let writer = try output.makeWriter(
-                input: file, bandNames: config.usableBands.map(\.name), orientation: log != nil)
-            if file == nil && !quiet {
-                Diagnostics.note(
-                    "no FILE given: analysing the built-in demo scene (15 cm pair; speech at −50°, noise at +35°, a source moving −70° → +70°)")
-            }
-            if !quiet && Diagnostics.isTerminal {
-                Diagnostics.note("\(source.name): \(Int(source.sampleRate)) Hz; \(analysis.describe(config))")
-                if let log { Diagnostics.note(imu.describe(log)) }
-            }
-            let progress = ProgressBar(
-                totalFrames: source.expectedFrameCount, sampleRate: source.sampleRate,
-                enabled: !quiet && Diagnostics.isTerminal)
-            defer { progress.finish() }
-            try writer.writeHeader()
-            try analyzer.analyze(source, progress: progress.update) { record in
-                try writer.write(record)
-                session?.add(record)
-            }
-            progress.finish()
-            if let session {
-                try trace.finish(
-                    session, plot: trace.plot, config: config,
-                    settings: analysis.plotSettings(config, imu: imu.imu),
-                    duration: Double(analyzer.samplesProcessed) / source.sampleRate, table: !quiet && trace.summary)
-            }
-            for warning in source.warnings { Diagnostics.warning(warning) }
-            Diagnostics.warnReplacedSamples(analyzer, source: source)
-            if analyzer.framesAnalyzed == 0 {
-                Diagnostics.warning(
-                    "\(source.name): shorter than one analysis frame (\(config.frameLength) samples); no records")
+                let session = try analysis.openSession(file, imu: imu.logInput)
+                if let path = imu.imu, let out = output.output, LineSink.isSameFile(out, path) {
+                    throw CLIFailure("\(out): --output names the IMU log; refusing to overwrite it", status: .usage)
+                }
+                try trace.checkOutputs(inputs: [file, imu.imu, output.output])
+                let traced = try trace.makeTrace(for: session)
+                let writer = try output.makeWriter(for: session, input: file)
+                if file == nil && !quiet {
+                    Diagnostics.note(
+                        "no FILE given: analysing the built-in demo scene (15 cm pair; speech at −50°, noise at +35°, a source moving −70° → +70°)")
+                }
+                if !quiet && Diagnostics.isTerminal { Diagnostics.describe(session) }
+                try Diagnostics.withProgress(of: session.source, enabled: !quiet) { progress in
+                    try session.run(writer: writer, trace: traced, progress: progress)
+                }
+                if let traced { try trace.finish(traced, of: session, plot: trace.plot, table: !quiet && trace.summary) }
+                for warning in session.finalWarnings() { Diagnostics.warning(warning) }
+                if session.analyzer.framesAnalyzed == 0 {
+                    Diagnostics.warning(
+                        "\(session.source.name): shorter than one analysis frame (\(session.configuration.frameLength) samples); no records")
+                }
             }
         }
     }

@@ -53,30 +53,12 @@ extension SoundCompassCommand {
                     throw CLIFailure("\(output): --output names an input file; refusing to overwrite it", status: .usage)
                 }
                 let truthTrack = try readTruth()
-                var source = try analysis.openSource(file)
-                let (config, _) = try analysis.makeAnalyzer(for: source)
+                let session = try analysis.openSession(file)
+                let config = session.configuration
                 let parameters = try chooseParameters(config.array, still: truthTrack.stillAzimuth != nil)
-                let measurement = try Calibrator.measure(source, configuration: config, truth: truthTrack)
-                guard measurement.activeFrames > 0 else {
-                    throw CLIFailure(
-                        "\(file): \(CalibrationError.noActiveFrames(frames: measurement.frames).description)",
-                        status: .dataError)
-                }
-                let fitted: CalibrationFit
-                do {
-                    fitted = try ArrayCalibration.fit(
-                        measurement.observations, nominal: config.array, parameters: parameters,
-                        sampleRate: config.sampleRate, activeFrames: measurement.activeFrames)
-                } catch let error as CalibrationError {
-                    throw CLIFailure("\(file): \(error.description)", status: .dataError)
-                }
-                var corrected = config
-                corrected.array = fitted.array
-                source = try analysis.openSource(file)
-                let after = try Calibrator.errors(source, configuration: corrected, truth: truthTrack)
-                let profile = ArrayProfile(
-                    model: fitted.array, sampleRate: config.sampleRate, fitted: parameters,
-                    recording: file, medianErrorBefore: measurement.before.median, medianErrorAfter: after.median)
+                let calibration = try session.calibrate(truth: truthTrack, parameters: parameters)
+                let (fitted, measurement, after, profile) =
+                    (calibration.fit, calibration.measurement, calibration.after, calibration.profile)
                 if !quiet {
                     report(
                         fitted, nominal: config.array, before: measurement.before, after: after,
@@ -133,7 +115,7 @@ extension SoundCompassCommand {
         ) {
             let binaural = nominal.kind == .binaural
             let hasILDGain = nominal.kind != .spaced
-            let signed = { (x: Double) in x > 0.05 ? "+" + formatNumber(x, 0) : x < -0.05 ? "−" + formatNumber(-x, 0) : "0" }
+            let signed = { (x: Double) in x > 0.05 ? "+" + formatTrimmed(x, 0) : x < -0.05 ? "−" + formatTrimmed(-x, 0) : "0" }
             let range = truth.stillAzimuth.map { "a still source at \(signed($0))°" }
                 ?? "truth \(signed(fit.lateralRange.lowerBound))…\(signed(fit.lateralRange.upperBound))° (lateral, 5–95 %)"
             Diagnostics.note(
@@ -163,33 +145,6 @@ extension SoundCompassCommand {
             if hasILDGain { errors.append(error(.ildGain, 1, 2, "")) }
             rows.append(errors + ["", "", ""])
             for line in Table.render(rows) { Diagnostics.write("  " + line + "\n") }
-        }
-    }
-}
-
-/// `value` with exactly `places` decimals: "0.1200", "-3.0".
-func formatFixedCLI(_ value: Double, _ places: Int) -> String {
-    String(format: "%.\(places)f", value == 0 ? 0 : value)
-}
-
-/// `value` to `digits` significant digits: "0.00012", "0.35", "12".
-func formatSignificant(_ value: Double, _ digits: Int) -> String {
-    guard value != 0, value.isFinite else { return "0" }
-    let places = max(0, digits - 1 - Int(log10(abs(value)).rounded(.down)))
-    return String(format: "%.\(places)f", value)
-}
-
-/// Plain-text tables for stderr: columns padded to their widest cell, the first left-aligned.
-enum Table {
-    static func render(_ rows: [[String]]) -> [String] {
-        let columns = rows.map(\.count).max() ?? 0
-        var widths = [Int](repeating: 0, count: columns)
-        for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
-        return rows.map { row in
-            row.enumerated().map { i, cell in
-                let pad = String(repeating: " ", count: widths[i] - cell.count)
-                return i == 0 ? cell + pad : pad + cell
-            }.joined(separator: "  ")
         }
     }
 }

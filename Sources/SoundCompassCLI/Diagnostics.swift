@@ -59,10 +59,22 @@ struct CLIFailure: Error {
         case let error as IMUError:
             switch error {
             case .notFound, .unreadable: self.init(error.description, status: .noInput)
+            case .noOverlap(let path, let first, let last, let start, let end, let audioEnd, let offset):
+                let s = formatSeconds
+                let rows = first == last ? "line \(first) is at \(s(start)) s" : "lines \(first)–\(last) cover \(s(start))…\(s(end)) s"
+                self.init(
+                    "\(path): \(rows) on the audio clock (--imu-offset \(s(offset))), which misses the audio (0…\(s(audioEnd)) s); set --imu-offset to the audio time of the IMU's time 0",
+                    status: .dataError)
             default: self.init(error.description, status: .dataError)
             }
         case let error as ConfigurationError:
             self.init(error.description, status: .usage)
+        case let error as AnalysisSessionError:
+            switch error {
+            case .unsuitableSettings: self.init(error.description, status: .usage)
+            case .calibrationRefused(let source, let reason):
+                self.init("\(source): \(Self.message(for: reason))", status: .dataError)
+            }
         case let error as TruthError:
             self.init(error.description, status: error.isUnreadable ? .noInput : .dataError)
         case let error as ProfileError:
@@ -75,6 +87,23 @@ struct CLIFailure: Error {
         default:
             self.init("internal error: \(error)", status: .internalError)
         }
+    }
+}
+
+extension CLIFailure {
+    /// A calibration refusal with the option that gets around it.
+    static func message(for error: CalibrationError) -> String {
+        switch error {
+        case .narrowTruth: withHint(error.description, "(--fit delay,gain)")
+        case .cannotFit: error.description.contains("swapped") ? withHint(error.description, "(--swap)") : error.description
+        default: error.description
+        }
+    }
+
+    /// `text` with `hint` at its end (before a final question mark), unless it already says it.
+    private static func withHint(_ text: String, _ hint: String) -> String {
+        if text.contains(hint) { return text }
+        return text.hasSuffix("?") ? "\(text.dropLast()) \(hint)?" : "\(text) \(hint)"
     }
 }
 
@@ -111,11 +140,21 @@ enum Diagnostics {
 
     static var isTerminal: Bool { isatty(2) == 1 }
 
-    /// Warns when the analyzer had to replace NaN/Inf samples of `source`.
-    static func warnReplacedSamples(_ analyzer: StreamingAnalyzer, source: some StereoSource) {
-        if analyzer.nonFiniteSampleCount > 0 {
-            warning("\(source.name): \(analyzer.nonFiniteSampleCount) NaN/Inf samples were replaced by 0")
-        }
+    /// The source, its rate and the settings of `session`, and its IMU log.
+    static func describe(_ session: AnalysisSession) {
+        note("\(session.source.name): \(Int(session.source.sampleRate)) Hz; \(session.settingsDescription)")
+        if let log = session.imuLog { note(IMUOptions.describe(log)) }
+    }
+
+    /// Runs `body` with a progress bar for `source` on stderr (when `enabled` and stderr is a
+    /// terminal), and clears the bar when it ends.
+    static func withProgress<T>(
+        of source: any StereoSource, enabled: Bool, _ body: (@escaping (Int) -> Void) throws -> T
+    ) rethrows -> T {
+        let progress = ProgressBar(
+            totalFrames: source.expectedFrameCount, sampleRate: source.sampleRate, enabled: enabled && isTerminal)
+        defer { progress.finish() }
+        return try body(progress.update)
     }
 
     /// Runs `body`; any error becomes one line on stderr and its documented exit code.

@@ -57,18 +57,14 @@ struct IMUOptions: ParsableArguments {
         IMUFormat(timeUnit: imuTimeUnit, yawUnit: imuYawUnit, yawSign: imuYawSign.value, offset: imuOffset ?? 0)
     }
 
-    /// Reads the whole log, warns about skipped rows and checks it overlaps `audioDuration`
-    /// seconds of audio (when known).
-    func load(audioDuration: Double?) throws -> IMULog? {
-        guard let imu else { return nil }
-        let log = try IMULog(path: imu, format: format)
-        for warning in log.warnings { Diagnostics.warning(warning) }
-        if let audioDuration { try log.checkOverlap(audioDuration: audioDuration, offset: format.offset) }
-        return log
-    }
+    /// The whole log, for a recording (read and checked when the session opens).
+    var logInput: IMUInput? { imu.map { .log(path: $0, format: format) } }
+
+    /// The log followed as a live stream plays.
+    var followInput: IMUInput? { imu.map { .follow(path: $0, format: format, offset: imuOffset) } }
 
     /// One line describing the log, for stderr.
-    func describe(_ log: IMULog) -> String {
+    static func describe(_ log: IMULog) -> String {
         let span = log.span
         func s(_ x: Double) -> String { String(Double(Int((x * 100).rounded())) / 100) }
         return "\(log.path): \(log.usableRows) IMU rows, \(s(span.lowerBound))…\(s(span.upperBound)) s on the audio clock"

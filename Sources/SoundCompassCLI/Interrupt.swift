@@ -1,3 +1,4 @@
+import SoundCompass
 import Synchronization
 
 #if canImport(Glibc)
@@ -8,22 +9,26 @@ import Glibc
 /// cleanly and print its summary; a second one, should the stream hang, ends the process.
 enum Interrupt {
     private static let requested = Atomic<Bool>(false)
-    /// Bytes the handler writes to standard output before anything else (to show the cursor
-    /// again after the compass hid it): fixed at install time, as a handler may not allocate.
-    nonisolated(unsafe) private static var restoreTerminal: [UInt8] = []
+    /// Whether the handler shows the cursor again (after the compass hid it) before anything else.
+    private static let restoresTerminal = Atomic<Bool>(false)
+    /// The bytes that show the cursor again. A constant, initialised by ``install()`` before the
+    /// handler can run (a handler may not allocate), and never written afterwards.
+    private static let restoreBytes: [UInt8] = Array(TerminalCompass.restoreCursor.utf8)
 
     /// True once a stop was asked for. Safe to call from any thread.
     static var isRequested: Bool { requested.load(ordering: .relaxed) }
 
+    /// From now on, the first signal also writes ``TerminalCompass/restoreCursor`` to standard output.
+    static func restoreTerminalOnSignal() { restoresTerminal.store(true, ordering: .relaxed) }
+
     /// Installs the handlers (without `SA_RESTART`, so a blocked `read` returns `EINTR`).
-    /// - Parameter restoringTerminal: bytes to write to standard output on the first signal.
-    static func install(restoringTerminal: String = "") {
-        restoreTerminal = Array(restoringTerminal.utf8)
+    static func install() {
+        _ = restoreBytes.count  // initialise the constant outside the handler
         var action = sigaction()
         action.__sigaction_handler.sa_handler = { _ in
             Interrupt.requested.store(true, ordering: .relaxed)
-            Interrupt.restoreTerminal.withUnsafeBytes { bytes in
-                if bytes.count > 0 { _ = write(1, bytes.baseAddress, bytes.count) }
+            if Interrupt.restoresTerminal.load(ordering: .relaxed) {
+                Interrupt.restoreBytes.withUnsafeBytes { bytes in _ = write(1, bytes.baseAddress, bytes.count) }
             }
             // The next Ctrl-C ends the process at once.
             signal(SIGINT, SIG_DFL)

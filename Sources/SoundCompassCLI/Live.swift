@@ -86,7 +86,9 @@ extension SoundCompassCommand {
             Interrupt.install()
             try Diagnostics.reportingFailures {
                 let source = try openSource()
-                try analyze(source)
+                let session = try AnalysisSession(
+                    source: source, settings: analysis.settings, imu: imu.followInput, warning: Diagnostics.warning)
+                try analyze(session)
             }
         }
 
@@ -98,66 +100,54 @@ extension SoundCompassCommand {
             let selection = try analysis.channelSelection(for: inputName)
             // The default period is the analysis hop, so every read completes one frame.
             // The hop does not depend on the array model, so the profile is not needed here.
-            let period = self.period ?? analysis.configuration(sampleRate: Double(rate)).hopLength
-            if let input {
-                let count = rawChannels ?? selection.count ?? max(2, selection.pair?.left ?? 0, selection.pair?.right ?? 0)
-                let source = try RawPCMSource(
-                    path: input, encoding: rawFormat, sampleRate: rate, channelCount: count, channels: selection.pair,
-                    swap: analysis.swap, periodFrames: period)
-                source.stopRequested = { Interrupt.isRequested }
-                return source
+            let period = self.period ?? analysis.settings.configuration(sampleRate: Double(rate)).hopLength
+            let capture: CaptureInput = if let input {
+                .rawPCM(path: input, encoding: rawFormat, channelCount: rawChannels ?? selection.count)
+            } else {
+                .device(
+                    name: device ?? "default", encoding: PCMEncoding(name: sampleFormat), channelCount: selection.count,
+                    injectedFaults: Dictionary(injectedOverruns.map { ($0, -EPIPE) }, uniquingKeysWith: { a, _ in a }))
             }
-            let settings = ALSACaptureSettings(
-                device: device ?? "default", sampleRate: rate, periodFrames: period, channels: selection.pair,
-                channelCount: selection.count, encoding: PCMEncoding(name: sampleFormat), swap: analysis.swap,
-                injectedFaults: Dictionary(injectedOverruns.map { ($0, -EPIPE) }, uniquingKeysWith: { a, _ in a }))
-            let source = try ALSACaptureSource(settings: settings)
-            source.stopRequested = { Interrupt.isRequested }
-            return source
+            return try capture.open(
+                sampleRate: rate, periodFrames: period, channels: selection.pair, swap: analysis.swap,
+                stopRequested: { Interrupt.isRequested })
         }
 
         // MARK: - Run
 
-        private func analyze(_ source: any CaptureSource) throws {
-            let follower = try imu.imu.map { try IMUFollower(path: $0, format: imu.format, offset: imu.imuOffset) }
-            let (config, analyzer) = try analysis.makeAnalyzer(for: source, orientation: follower?.timeline)
+        private func analyze(_ session: AnalysisSession) throws {
             let stdout = LineSink.standardOutput()
-            let bandNames = config.usableBands.map(\.name)
             let showCompass = stdout.isTerminal && (output.format == nil || output.output != nil)
             let writer: RecordWriter? = output.output != nil || !showCompass
-                ? try output.makeWriter(input: input, bandNames: bandNames, orientation: follower != nil) : nil
+                ? try output.makeWriter(for: session, input: input) : nil
             let compass = showCompass
-                ? TerminalCompass(sink: stdout, columns: Self.terminalColumns(), bandNames: bandNames) : nil
-            let openingWarnings = source.warnings.count
-            for warning in source.warnings { Diagnostics.warning(warning) }
+                ? TerminalCompass(sink: stdout, columns: Self.terminalColumns(), bandNames: session.bandNames) : nil
+            for warning in session.newSourceWarnings() { Diagnostics.warning(warning) }
             if !quiet {
-                Diagnostics.note(source.streamDescription)
-                Diagnostics.note("analysis: \(analysis.describe(config))")
-                if let follower {
+                if let capture = session.captureSource { Diagnostics.note(capture.streamDescription) }
+                Diagnostics.note("analysis: \(session.settingsDescription)")
+                if let follower = session.imuFollower {
                     Diagnostics.note(
                         "following \(follower.path) for yaw"
                             + (imu.imuOffset == nil ? " (its newest row at start is 'now')" : " (--imu-offset \(imu.imuOffset!) s)"))
                 }
             }
-            Interrupt.install(restoringTerminal: compass != nil ? TerminalCompass.restoreCursor : "")
+            if compass != nil { Interrupt.restoreTerminalOnSignal() }
             defer { compass?.finish() }
 
-            let session = LiveAnalysis(source: source, analyzer: analyzer, duration: duration, realTime: realTime)
             try writer?.writeHeader()
             var lastDraw: UInt64 = 0
+            let analyzer = session.analyzer, source = session.source
+            let capture = session.captureSource
             func status() -> TerminalCompass.Status {
                 TerminalCompass.Status(
                     streamSeconds: Double(analyzer.samplesProcessed) / source.sampleRate,
-                    frames: analyzer.framesAnalyzed, overruns: source.overrunCount)
+                    frames: analyzer.framesAnalyzed, overruns: capture?.overrunCount ?? 0)
             }
-            let summary = try session.run(
-                shouldStop: { Interrupt.isRequested },
-                periodRead: { streamSeconds in
-                    guard let follower else { return }
-                    try follower.poll(now: streamSeconds)
-                    // Under the compass, warnings wait for the end: they would scroll it away.
-                    if compass == nil { for warning in follower.newWarnings() { Diagnostics.warning(warning) } }
-                },
+            // Under the compass, IMU warnings wait for the end: they would scroll it away.
+            let summary = try session.runLive(
+                duration: duration, realTime: realTime, shouldStop: { Interrupt.isRequested },
+                imuWarnings: compass == nil ? { for warning in $0 { Diagnostics.warning(warning) } } : nil,
                 emit: { record in
                     try writer?.write(record)
                     compass?.update(record)
@@ -173,11 +163,7 @@ extension SoundCompassCommand {
                 })
             try compass?.draw(status: status())
             compass?.finish()
-            for warning in source.warnings.dropFirst(openingWarnings) { Diagnostics.warning(warning) }
-            Diagnostics.warnReplacedSamples(analyzer, source: source)
-            if let follower {
-                for warning in follower.newWarnings() + follower.finalWarnings() { Diagnostics.warning(warning) }
-            }
+            for warning in session.finalWarnings() { Diagnostics.warning(warning) }
             if !quiet { Diagnostics.note(Self.describe(summary)) }
         }
 

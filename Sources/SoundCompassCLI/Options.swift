@@ -24,17 +24,10 @@ struct FrameLength: ExpressibleByArgument, CustomStringConvertible {
         }
     }
 
-    /// The length in samples at `sampleRate` Hz (capped at 2³⁰, far beyond any valid frame,
-    /// so absurd values reach the configuration check instead of overflowing).
-    func samples(at sampleRate: Double) -> Int {
-        let samples = switch unit {
-        case .samples: value
-        case .milliseconds: (value / 1000 * sampleRate).rounded()
-        }
-        return Int(max(1, min(samples, Double(1 << 30))))
-    }
-
     var description: String { unit == .samples ? "\(Int(value))" : "\(value)ms" }
+
+    /// The length for ``AnalysisSettings``.
+    var length: AnalysisSettings.Length { unit == .samples ? .samples(Int(value)) : .milliseconds(value) }
 }
 
 /// The options that shape an analysis, shared by every command that analyzes.
@@ -132,89 +125,31 @@ struct AnalysisOptions: ParsableArguments {
         return (try channelPair(for: inputName), nil)
     }
 
-    /// Opens `file` with the channel options, or the built-in demo scene when `file` is nil.
-    func openSource(_ file: String?) throws -> any StereoSource {
-        if let file {
-            return try SoundFileReader(path: file, channels: try channelPair(for: file), swap: swap)
-        }
-        let signal = Scene.demo().render()
-        let pair = try SoundFileReader.channelPair(
-            try channelPair(for: "demo scene"), swap: swap, of: 2, path: "demo scene")
-        let swapped = pair.left == 2
-        return MemoryStereoSource(
-            left: swapped ? signal.right : signal.left, right: swapped ? signal.left : signal.right,
-            sampleRate: signal.sampleRate, name: "demo scene")
-    }
-
-    /// The `--profile` file, read and checked; nil without one.
-    /// - Throws: ``ProfileError`` for a profile that cannot be read or used.
-    func loadProfile() throws -> ArrayProfile? {
-        try profile.map { try ArrayProfile.load(path: $0) }
-    }
-
-    /// The array model: the profile's when one is given, else the options'.
-    func arrayModel(profile loaded: ArrayProfile?) -> ArrayModel {
-        if let loaded { return loaded.model }
-        return ArrayModel(
-            kind: array ?? .spaced, spacing: spacing ?? ArrayModel.defaultSpacing,
-            headRadius: headRadius ?? ArrayModel.defaultHeadRadius, ildGain: ildGain)
-    }
-
-    /// The analysis settings for a sample rate, with the array model of `profile` when given.
-    func configuration(sampleRate: Double, profile loaded: ArrayProfile? = nil) -> AnalysisConfiguration {
-        let model = arrayModel(profile: loaded)
-        let frameLength = frame?.samples(at: sampleRate)
-        let hopLength = hop?.samples(at: sampleRate)
+    /// The analysis settings (the profile is read when the session opens).
+    var settings: AnalysisSettings {
         // `validate()` has already rejected a --bands list that does not parse.
         let bandList = bands.flatMap { try? BandSpec.parse($0) }
-        return AnalysisConfiguration(
-            sampleRate: sampleRate, frameLength: frameLength,
-            hopLength: hopLength ?? frameLength.map { max(1, $0 / 2) }, array: model, silenceGateDBFS: gate,
+        return AnalysisSettings(
+            array: ArrayModel(
+                kind: array ?? .spaced, spacing: spacing ?? ArrayModel.defaultSpacing,
+                headRadius: headRadius ?? ArrayModel.defaultHeadRadius, ildGain: ildGain),
+            profilePath: profile, frameLength: frame?.length, hopLength: hop?.length, silenceGateDBFS: gate,
             bands: bandList ?? BandSpec.defaults, response: response)
     }
 
-    /// The settings for `source` and a fresh analyzer with them.
-    /// - Throws: a usage error naming the source when the settings do not suit its sample rate.
-    func makeAnalyzer(for source: some StereoSource, orientation: YawTimeline? = nil) throws
-        -> (AnalysisConfiguration, StreamingAnalyzer)
-    {
-        let loaded = try loadProfile()
-        let config = configuration(sampleRate: source.sampleRate, profile: loaded)
-        if let profile, let fitted = loaded, fitted.sampleRate != source.sampleRate {
-            Diagnostics.warning(
-                "\(profile): fitted at \(formatHertz(fitted.sampleRate)), but \(source.name) is \(formatHertz(source.sampleRate)); a different interface setting may delay the channels differently")
+    /// Opens `file` (the built-in demo scene when nil) with the channel options and assembles
+    /// its analysis; warnings found on the way go to stderr.
+    func openSession(_ file: String?, imu: IMUInput? = nil) throws -> AnalysisSession {
+        let input: AnalysisInput
+        if let file {
+            input = .file(path: file)
+        } else {
+            let signal = Scene.demo().render()
+            input = .samples(left: signal.left, right: signal.right, sampleRate: signal.sampleRate, name: "demo scene")
         }
-        do { try config.validate() } catch {
-            throw CLIFailure("\(source.name): \(error.description)", status: .usage)
-        }
-        return (config, try StreamingAnalyzer(configuration: config, orientation: orientation))
-    }
-
-    /// One line describing the settings, for stderr.
-    func describe(_ config: AnalysisConfiguration) -> String {
-        let ms = { (n: Int) in String(Int((Double(n) / config.sampleRate * 1000).rounded())) }
-        return "frame \(config.frameLength) (\(ms(config.frameLength)) ms), hop \(config.hopLength) (\(ms(config.hopLength)) ms), "
-            + Self.describe(config.array) + (profile.map { " (profile \($0))" } ?? "")
-    }
-
-    /// The settings line under a trace plot's title: rate, framing, array, and the IMU log.
-    func plotSettings(_ config: AnalysisConfiguration, imu: String?) -> String {
-        "\(Int(config.sampleRate)) Hz; \(describe(config))" + (imu.map { "; IMU \($0)" } ?? "")
-    }
-
-    /// The array model in a few words: "spaced 0.15 m", "binaural head radius 0.0875 m, ILD gain 10",
-    /// with the channel offsets when a profile sets them.
-    static func describe(_ model: ArrayModel) -> String {
-        var text = model.kind.rawValue
-        switch model.kind {
-        case .spaced: text += " \(formatMetres(model.spacing)) m"
-        case .coincident: text += " \(formatMetres(model.spacing)) m, ILD gain \(formatNumber(model.ildGain, 2))"
-        case .binaural: text += " head radius \(formatMetres(model.headRadius)) m, ILD gain \(formatNumber(model.ildGain, 2)) dB"
-        }
-        if model.delayOffset != 0 || model.gainOffsetDecibels != 0 {
-            text += ", channel offsets \(formatNumber(model.delayOffset * 1e6, 1)) µs \(formatNumber(model.gainOffsetDecibels, 2)) dB"
-        }
-        return text
+        return try AnalysisSession(
+            input: input, channels: try channelPair(for: input.name), swap: swap, settings: settings, imu: imu,
+            warning: Diagnostics.warning)
     }
 }
 
@@ -226,8 +161,9 @@ struct OutputOptions: ParsableArguments {
     @Option(name: .shortAndLong, help: ArgumentHelp("Write records to this file instead of stdout.", valueName: "file"))
     var output: String?
 
+    /// A writer for `session`'s records.
     /// - Parameter input: the input file, which `--output` must not overwrite.
-    func makeWriter(input: String?, bandNames: [String] = [], orientation: Bool = false) throws -> RecordWriter {
+    func makeWriter(for session: AnalysisSession, input: String?) throws -> RecordWriter {
         let sink: LineSink
         if let output, let input, LineSink.isSameFile(output, input) {
             throw CLIFailure("\(output): --output names the input file; refusing to overwrite it", status: .usage)
@@ -238,21 +174,7 @@ struct OutputOptions: ParsableArguments {
             sink = .standardOutput()
         }
         let chosen = format ?? (output == nil && sink.isTerminal ? .text : .jsonl)
-        return RecordWriter(format: chosen, sink: sink, bandNames: bandNames, orientation: orientation)
+        return session.makeRecordWriter(format: chosen, sink: sink)
     }
 }
 
-/// Metres with up to four decimals, trailing zeros dropped: "0.15", "0.1203".
-func formatMetres(_ value: Double) -> String { formatNumber(value, 4) }
-
-/// `value` rounded to `places` decimals, trailing zeros dropped: "12", "0.5", "-3.25".
-func formatNumber(_ value: Double, _ places: Int) -> String {
-    let scale = pow(10, Double(places))
-    let rounded = (value * scale).rounded() / scale
-    if rounded == rounded.rounded(), abs(rounded) < 1e15 { return "\(Int(rounded))" }
-    var text = String(format: "%.\(places)f", rounded)
-    while text.hasSuffix("0") { text.removeLast() }
-    return text
-}
-
-func formatHertz(_ rate: Double) -> String { "\(formatNumber(rate, 3)) Hz" }

@@ -284,7 +284,3 @@ struct SourceSpec: ExpressibleByArgument {
 
     static var allValueStrings: [String] { [] }
 }
-
-func formatSeconds(_ s: Double) -> String {
-    s == s.rounded() ? "\(Int(s))" : "\(s)"
-}

@@ -38,31 +38,17 @@ extension SoundCompassCommand {
                 if let file, plot == file || LineSink.isSameFile(plot, file) {
                     throw CLIFailure("\(plot): the plot would overwrite the input", status: .usage)
                 }
-                let source = try analysis.openSource(file)
-                let duration = source.expectedFrameCount.map { Double($0) / source.sampleRate }
-                let log = try imu.load(audioDuration: duration)
-                let (config, analyzer) = try analysis.makeAnalyzer(for: source, orientation: log?.timeline)
+                let session = try analysis.openSession(file, imu: imu.logInput)
                 let demoTruth = file == nil && trace.truth == nil
                     ? try TruthTrack(text: Scene.demo().truthCSV(), name: "demo truth") : nil
-                guard let session = try trace.makeSession(
-                    for: source, bandNames: config.usableBands.map(\.name), plot: plot, defaultTruth: demoTruth,
-                    always: true)
+                guard let traced = try trace.makeTrace(for: session, plotting: true, defaultTruth: demoTruth, always: true)
                 else { return }
-                if !quiet {
-                    Diagnostics.note("\(source.name): \(Int(source.sampleRate)) Hz; \(analysis.describe(config))")
-                    if let log { Diagnostics.note(imu.describe(log)) }
+                if !quiet { Diagnostics.describe(session) }
+                try Diagnostics.withProgress(of: session.source, enabled: !quiet) { progress in
+                    try session.run(trace: traced, progress: progress)
                 }
-                let progress = ProgressBar(
-                    totalFrames: source.expectedFrameCount, sampleRate: source.sampleRate,
-                    enabled: !quiet && Diagnostics.isTerminal)
-                defer { progress.finish() }
-                try analyzer.analyze(source, progress: progress.update) { session.add($0) }
-                progress.finish()
-                for warning in source.warnings { Diagnostics.warning(warning) }
-                Diagnostics.warnReplacedSamples(analyzer, source: source)
-                try trace.finish(
-                    session, plot: plot, config: config, settings: analysis.plotSettings(config, imu: imu.imu),
-                    duration: Double(analyzer.samplesProcessed) / source.sampleRate, table: !quiet)
+                for warning in session.finalWarnings() { Diagnostics.warning(warning) }
+                try trace.finish(traced, of: session, plot: plot, table: !quiet)
             }
         }
     }

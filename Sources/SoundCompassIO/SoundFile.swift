@@ -28,20 +28,17 @@ final class SoundFile {
 
     deinit { close() }
 
-    /// Opens a file for reading after checking that it exists, is a readable regular file and
-    /// is not empty. The corresponding C function is `sf_open`.
+    /// Opens a file for reading after checking that it exists, can be opened, is not a
+    /// directory and is not empty. The corresponding C function is `sf_open`.
     static func openForReading(path: String) throws(SoundFileError) -> SoundFile {
-        var status = stat()
-        guard stat(path, &status) == 0 else {
-            let code = errno
-            if code == ENOENT || code == ENOTDIR { throw .notFound(path: path) }
-            throw .unreadable(path: path, reason: String(cString: strerror(code)))
+        let descriptor: Int32
+        // Non-blocking, so that checking a FIFO does not wait for a writer.
+        do { descriptor = try InputFile.open(path, flags: O_NONBLOCK) } catch {
+            throw SoundFileError(path: path, failure: error)
         }
-        if (status.st_mode & S_IFMT) == S_IFDIR { throw .unreadable(path: path, reason: "it is a directory") }
-        if (status.st_mode & S_IFMT) == S_IFREG && status.st_size == 0 { throw .empty(path: path) }
-        guard access(path, R_OK) == 0 else {
-            throw .unreadable(path: path, reason: String(cString: strerror(errno)))
-        }
+        let size = InputFile.regularFileSize(descriptor)
+        Glibc.close(descriptor)
+        if size == 0 { throw .empty(path: path) }
         var info = SF_INFO()
         guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
             throw .unrecognised(path: path, reason: lastErrorMessage(nil))

@@ -67,3 +67,12 @@ public enum SoundFileError: Error, Equatable, CustomStringConvertible {
 
     public var description: String { "\(path): \(problem)" }
 }
+
+extension SoundFileError {
+    init(path: String, failure: InputFile.Failure) {
+        switch failure {
+        case .notFound: self = .notFound(path: path)
+        case .unreadable(let reason): self = .unreadable(path: path, reason: reason)
+        }
+    }
+}

@@ -65,7 +65,7 @@ public struct ArrayProfile: Sendable, Equatable {
     /// - Throws: ``ProfileError`` naming the file and the problem.
     public static func load(path: String) throws(ProfileError) -> ArrayProfile {
         let text: String
-        do { text = try TextFile.read(path) } catch {
+        do { text = try InputFile.readText(path) } catch {
             switch error {
             case .notFound: throw .notFound(path: path)
             case .unreadable(let reason): throw .unreadable(path: path, reason: reason)

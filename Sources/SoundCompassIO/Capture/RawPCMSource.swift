@@ -59,18 +59,7 @@ public final class RawPCMSource: CaptureSource {
         if path == "-" {
             descriptor = 0
         } else {
-            let fd = open(path, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else {
-                let code = errno
-                if code == ENOENT { throw .notFound(path: path) }
-                throw .unreadable(path: path, reason: String(cString: strerror(code)))
-            }
-            var info = stat()
-            if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
-                close(fd)
-                throw .unreadable(path: path, reason: "it is a directory")
-            }
-            descriptor = fd
+            do { descriptor = try InputFile.open(path) } catch { throw SoundFileError(path: path, failure: error) }
         }
         self.path = path
         self.encoding = encoding

@@ -164,8 +164,8 @@ public enum IMUError: Error, Sendable, Equatable, CustomStringConvertible {
                 + (rows > 1 ? " (and \(rows - 1) more row\(rows == 2 ? "" : "s") with a problem)" : "")
         case .noOverlap(let p, let first, let last, let a, let b, let audio, let offset):
             let rows = first == last ? "line \(first) is at \(s(a)) s" : "lines \(first)–\(last) cover \(s(a))…\(s(b)) s"
-            return "\(p): \(rows) on the audio clock (--imu-offset \(s(offset))), "
-                + "which misses the audio (0…\(s(audio)) s); set --imu-offset to the audio time of the IMU's time 0"
+            return "\(p): \(rows) on the audio clock (offset \(s(offset)) s), "
+                + "which misses the audio (0…\(s(audio)) s); the offset should be the audio time of the IMU's time 0"
         }
     }
 }
@@ -178,11 +178,6 @@ public struct IMUSkippedRow: Sendable, Equatable, CustomStringConvertible {
     public var description: String { "line \(line): \(problem); row skipped" }
 }
 
-/// Seconds with at most three decimals, for messages.
-func formatSeconds(_ x: Double) -> String {
-    let rounded = (x * 1000).rounded() / 1000
-    return rounded == rounded.rounded() && abs(rounded) < 1e15 ? "\(Int(rounded))" : "\(rounded)"
-}
 
 extension String {
     /// Without leading and trailing spaces and tabs.

@@ -89,17 +89,17 @@ public struct IMULog {
     /// - Throws: ``IMUError/notFound(path:)``, or ``IMUError/unreadable(path:reason:)`` for
     ///   any other failure and for a directory.
     static func openLog(_ path: String, flags: Int32 = 0) throws(IMUError) -> Int32 {
-        do { return try TextFile.open(path, flags: flags) } catch { throw IMUError(path: path, failure: error) }
+        do { return try InputFile.open(path, flags: flags) } catch { throw IMUError(path: path, failure: error) }
     }
 
     /// The whole file as text.
     static func readText(_ path: String) throws(IMUError) -> String {
-        do { return try TextFile.read(path) } catch { throw IMUError(path: path, failure: error) }
+        do { return try InputFile.readText(path) } catch { throw IMUError(path: path, failure: error) }
     }
 }
 
 extension IMUError {
-    init(path: String, failure: TextFile.Failure) {
+    init(path: String, failure: InputFile.Failure) {
         switch failure {
         case .notFound: self = .notFound(path: path)
         case .unreadable(let reason): self = .unreadable(path: path, reason: reason)

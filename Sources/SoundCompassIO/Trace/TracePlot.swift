@@ -66,29 +66,83 @@ public enum TracePlot {
         }
     }
 
-    /// The SVG document, UTF-8.
-    public static func render(_ trace: TraceRecorder, options: Options) -> [UInt8] {
-        var svg = SVGWriter(capacity: 1 << 20)
-        let n = trace.count
-        let plotWidth = options.width - left - right
-        let lastTime = n > 0 ? Double(trace.time[n - 1]) : 0
-        let duration = max(options.duration ?? lastTime, lastTime, 1e-3)
-        let x = { (t: Float) in left + Double(t) / duration * plotWidth }
-
-        // Panels, top to bottom.
+    /// Where everything goes: the panels stacked top to bottom, the time axis, and the truth
+    /// and errors per frame.
+    private struct Layout {
+        let trace: TraceRecorder
+        let frameCount: Int
+        let plotWidth: Double
+        /// Seconds the time axis spans.
+        let duration: Double
+        /// True when the azimuth panel shows the full circle (front/back was resolved).
+        let circle: Bool
+        /// Half the hop between frames, seconds (the width a frame covers).
+        let halfHop: Double
+        /// The true azimuth per frame, drawn on the azimuth panel (NaN where unknown; empty without a truth).
+        var truthValues: [Float] = []
+        /// The error per active frame (NaN elsewhere; empty without a truth).
+        var errors: [Float] = []
         var panels: [Panel] = []
-        var cursor = top
-        func add(_ id: String, _ label: String, _ height: Double, _ low: Double, _ high: Double, _ ticks: [Double]) {
-            panels.append(Panel(id: id, label: label, y0: cursor, height: height, low: low, high: high, ticks: ticks))
-            cursor += height + gap
+        /// The bottom of the last panel.
+        var plotBottom = 0.0
+        /// The picture's height.
+        var height = 0.0
+
+        init(_ trace: TraceRecorder, options: Options) {
+            self.trace = trace
+            let n = trace.count
+            frameCount = n
+            plotWidth = options.width - left - right
+            let lastTime = n > 0 ? Double(trace.time[n - 1]) : 0
+            duration = max(options.duration ?? lastTime, lastTime, 1e-3)
+            circle = trace.hasResolvedHemisphere
+            halfHop = n > 1 ? Double(trace.time[1] - trace.time[0]) / 2 : 0.01
+            stackPanels(options)
         }
-        let circle = trace.hasResolvedHemisphere
-        add("azimuth", "azimuth (°)", 300, circle ? -180 : -90, circle ? 180 : 90,
-            circle ? [-180, -135, -90, -45, 0, 45, 90, 135, 180] : [-90, -60, -30, 0, 30, 60, 90])
-        var errors = [Float](repeating: .nan, count: options.truth == nil ? 0 : n)
-        var truthValues = [Float](repeating: .nan, count: options.truth == nil ? 0 : n)
-        if let truth = options.truth {
-            for i in 0..<n {
+
+        /// The x coordinate of time `t`, seconds.
+        func x(_ t: Float) -> Double { left + Double(t) / duration * plotWidth }
+
+        /// The panel named `id`.
+        func panel(_ id: String) -> Panel { panels.first { $0.id == id }! }
+
+        /// Panels, top to bottom: azimuth, error (with a truth), ILD, ITD, level, yaw (with an IMU).
+        private mutating func stackPanels(_ options: Options) {
+            var cursor = top
+            func add(_ id: String, _ label: String, _ height: Double, _ low: Double, _ high: Double, _ ticks: [Double]) {
+                panels.append(Panel(id: id, label: label, y0: cursor, height: height, low: low, high: high, ticks: ticks))
+                cursor += height + gap
+            }
+            let n = frameCount
+            add("azimuth", "azimuth (°)", 300, circle ? -180 : -90, circle ? 180 : 90,
+                circle ? [-180, -135, -90, -45, 0, 45, 90, 135, 180] : [-90, -60, -30, 0, 30, 60, 90])
+            if let truth = options.truth {
+                compare(with: truth)
+                let q = nearestRankQuantile(errors.filter { $0.isFinite }.map { abs(Double($0)) }, 0.95) ?? 5
+                let range = [5.0, 10, 20, 45, 90, 180].first { $0 >= q } ?? 180
+                add("error", "error (°)", 90, -range, range, [-range, -range / 2, 0, range / 2, range])
+            }
+            let activeILD = (0..<n).filter { trace.active[$0] }.map { abs(Double(trace.ild[$0])) }
+            let ildRange = niceCeiling(max(3, nearestRankQuantile(activeILD, 0.98) ?? 3))
+            add("ild", "ILD (dB)", 90, -ildRange, ildRange, [-ildRange, 0, ildRange])
+            let itdRange = niceCeiling(max(10, options.maximumITD * 1.05))
+            add("itd", "ITD (µs)", 90, -itdRange, itdRange, [-itdRange, 0, itdRange])
+            let levels = (0..<n).map { Double(trace.level[$0]) }.filter { $0 > -159 }
+            let levelHigh = min(0, (((nearestRankQuantile(levels, 1) ?? -20) + 3) / 10).rounded(.up) * 10)
+            let levelLow = max(-160, min(levelHigh - 20, (((nearestRankQuantile(levels, 0.01) ?? -80) - 3) / 10).rounded(.down) * 10))
+            add("level", "level (dBFS)", 90, levelLow, levelHigh, niceTicks(levelLow, levelHigh, 4))
+            if trace.hasOrientation {
+                add("yaw", "yaw (°)", 90, -180, 180, [-180, -90, 0, 90, 180])
+            }
+            plotBottom = cursor - gap
+            height = plotBottom + 56
+        }
+
+        /// The truth per frame and the error of every active frame.
+        private mutating func compare(with truth: TruthTrack) {
+            errors = [Float](repeating: .nan, count: frameCount)
+            truthValues = [Float](repeating: .nan, count: frameCount)
+            for i in 0..<frameCount {
                 guard let value = truth.azimuth(at: Double(trace.time[i])) else { continue }
                 let known = trace.hemisphere[i] != .unknown
                 truthValues[i] = Float(circle ? YawTimeline.wrap(value) : TruthTrack.lateral(value))
@@ -96,50 +150,52 @@ public enum TracePlot {
                     errors[i] = Float(TruthTrack.error(azimuth: Double(trace.azimuth[i]), truth: value, hemisphereKnown: known))
                 }
             }
-            let q = quantile(errors.filter { $0.isFinite }.map { abs(Double($0)) }, 0.95) ?? 5
-            let range = [5.0, 10, 20, 45, 90, 180].first { $0 >= q } ?? 180
-            add("error", "error (°)", 90, -range, range, [-range, -range / 2, 0, range / 2, range])
         }
-        let activeILD = (0..<n).filter { trace.active[$0] }.map { abs(Double(trace.ild[$0])) }
-        let ildRange = niceCeiling(max(3, quantile(activeILD, 0.98) ?? 3))
-        add("ild", "ILD (dB)", 90, -ildRange, ildRange, [-ildRange, 0, ildRange])
-        let itdRange = niceCeiling(max(10, options.maximumITD * 1.05))
-        add("itd", "ITD (µs)", 90, -itdRange, itdRange, [-itdRange, 0, itdRange])
-        let levels = (0..<n).map { Double(trace.level[$0]) }.filter { $0 > -159 }
-        let levelHigh = min(0, (((quantile(levels, 1) ?? -20) + 3) / 10).rounded(.up) * 10)
-        let levelLow = max(-160, min(levelHigh - 20, (((quantile(levels, 0.01) ?? -80) - 3) / 10).rounded(.down) * 10))
-        add("level", "level (dBFS)", 90, levelLow, levelHigh, niceTicks(levelLow, levelHigh, 4))
-        if trace.hasOrientation {
-            add("yaw", "yaw (°)", 90, -180, 180, [-180, -90, 0, 90, 180])
-        }
-        let plotBottom = cursor - gap
-        let height = plotBottom + 56
+    }
 
-        // Document head.
+    /// The SVG document, UTF-8.
+    public static func render(_ trace: TraceRecorder, options: Options) -> [UInt8] {
+        let layout = Layout(trace, options: options)
+        var svg = SVGWriter(capacity: 1 << 20)
+        drawHead(layout, options: options, into: &svg)
+        drawActivity(layout, into: &svg)
+        drawAxes(layout, into: &svg)
+        drawAzimuthPanel(layout, options: options, into: &svg)
+        drawCuePanels(layout, options: options, into: &svg)
+        drawLegend(trace, options: options, x: left + layout.plotWidth + 16, y: top, into: &svg)
+        svg.raw("</svg>\n")
+        return svg.bytes
+    }
+
+    /// The document's head, its style, the background, the title and the settings line.
+    private static func drawHead(_ layout: Layout, options: Options, into svg: inout SVGWriter) {
+        let height = layout.height
         svg.raw("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
         svg.raw("<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"")
         svg.number(options.width); svg.raw("\" height=\""); svg.number(height)
         svg.raw("\" viewBox=\"0 0 "); svg.number(options.width); svg.raw(" "); svg.number(height); svg.raw("\"")
         svg.raw(" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"11\">\n")
         svg.raw("<title>"); svg.escaped("SoundCompass trace — \(options.title)"); svg.raw("</title>\n")
-        svg.raw("<desc>"); svg.escaped("\(n) frames over \(formatFixed(duration, 2)) s. \(options.settings)"); svg.raw("</desc>\n")
+        svg.raw("<desc>"); svg.escaped("\(layout.frameCount) frames over \(formatFixed(layout.duration, 2)) s. \(options.settings)"); svg.raw("</desc>\n")
         svg.raw("<style>.grid{stroke:#e3e3e3;stroke-width:1}.frame{fill:none;stroke:#888;stroke-width:1}"
             + ".tick{fill:#444}.axis-label{fill:#222;font-size:12px}.line{fill:none;stroke-linejoin:round}"
             + ".dots{fill:none;stroke:\(dotColor);stroke-width:4;stroke-linecap:round}</style>\n")
         svg.rect(0, 0, options.width, height, attributes: "fill=\"#ffffff\"")
         svg.text(left, 26, "SoundCompass trace — \(options.title)", attributes: "class=\"title\" font-size=\"18\" font-weight=\"bold\" fill=\"#111\"")
         svg.text(left, 46, options.settings, attributes: "class=\"settings\" font-size=\"12\" fill=\"#555\"")
+    }
 
-        // Activity, behind everything in the azimuth panel.
-        let azimuthPanel = panels[0]
+    /// Activity, shaded behind everything in the azimuth panel: one box per run of active frames.
+    private static func drawActivity(_ layout: Layout, into svg: inout SVGWriter) {
+        let trace = layout.trace
+        let azimuthPanel = layout.panels[0]
         svg.raw("<g id=\"activity\" class=\"activity\" fill=\"#dbe9f9\">\n")
         var runStart: Double?
         var runEnd = 0.0
-        let halfHop = n > 1 ? Double(trace.time[1] - trace.time[0]) / 2 : 0.01
-        for i in 0..<n {
+        for i in 0..<layout.frameCount {
             let t = Double(trace.time[i])
             if trace.active[i] {
-                let a = x(Float(t - halfHop)), b = x(Float(t + halfHop))
+                let a = layout.x(Float(t - layout.halfHop)), b = layout.x(Float(t + layout.halfHop))
                 if runStart != nil, a - runEnd <= 1 { runEnd = max(runEnd, b) } else {
                     if let start = runStart { svg.rect(start, azimuthPanel.y0, runEnd - start, azimuthPanel.height, attributes: "") }
                     runStart = a; runEnd = b
@@ -148,68 +204,80 @@ public enum TracePlot {
         }
         if let start = runStart { svg.rect(start, azimuthPanel.y0, runEnd - start, azimuthPanel.height, attributes: "") }
         svg.raw("</g>\n")
+    }
 
-        // Frames and axes of every panel.
-        for panel in panels {
+    /// The frame, grid and value axis of every panel, and the time axis under the last one.
+    private static func drawAxes(_ layout: Layout, into svg: inout SVGWriter) {
+        let plotWidth = layout.plotWidth
+        let ticks = timeTicks(layout.duration)
+        for panel in layout.panels {
             svg.raw("<g id=\"\(panel.id)-axes\" class=\"axes\">\n")
             for tick in panel.ticks {
                 let y = panel.y(tick)
                 svg.line(left, y, left + plotWidth, y, attributes: "class=\"grid\"")
                 svg.text(left - 6, y + 4, formatTick(tick), attributes: "class=\"tick\" text-anchor=\"end\"")
             }
-            for tick in timeTicks(duration).values {
-                svg.line(x(Float(tick)), panel.y0, x(Float(tick)), panel.y0 + panel.height, attributes: "class=\"grid\"")
+            for tick in ticks.values {
+                svg.line(layout.x(Float(tick)), panel.y0, layout.x(Float(tick)), panel.y0 + panel.height, attributes: "class=\"grid\"")
             }
             svg.rect(left, panel.y0, plotWidth, panel.height, attributes: "class=\"frame\"")
             let cy = panel.y0 + panel.height / 2
             svg.text(18, cy, panel.label, attributes: "class=\"axis-label\" text-anchor=\"middle\" transform=\"rotate(-90 18 \(formatFixed(cy, 1)))\"")
             svg.raw("</g>\n")
         }
-        // The time axis, under the last panel.
-        let ticks = timeTicks(duration)
+        let plotBottom = layout.plotBottom
         svg.raw("<g id=\"time-axis\" class=\"axes\">\n")
         for (tick, label) in zip(ticks.values, ticks.labels) {
-            svg.line(x(Float(tick)), plotBottom, x(Float(tick)), plotBottom + 4, attributes: "stroke=\"#888\"")
-            svg.text(x(Float(tick)), plotBottom + 17, label, attributes: "class=\"tick\" text-anchor=\"middle\"")
+            svg.line(layout.x(Float(tick)), plotBottom, layout.x(Float(tick)), plotBottom + 4, attributes: "stroke=\"#888\"")
+            svg.text(layout.x(Float(tick)), plotBottom + 17, label, attributes: "class=\"tick\" text-anchor=\"middle\"")
         }
         svg.text(left + plotWidth / 2, plotBottom + 38, ticks.title, attributes: "class=\"axis-label\" text-anchor=\"middle\"")
         svg.raw("</g>\n")
+    }
 
-        // Azimuth panel: dots, bands, truth, tracked.
-        drawDots(trace, panel: azimuthPanel, x: x, columns: plotWidth, into: &svg)
-        let step = circle ? 180.0 : .infinity
+    /// The azimuth panel: the frames' dots, the bands, the truth and the tracked azimuth.
+    private static func drawAzimuthPanel(_ layout: Layout, options: Options, into svg: inout SVGWriter) {
+        let trace = layout.trace
+        let panel = layout.panels[0]
+        let x = layout.x
+        drawDots(trace, panel: panel, x: x, columns: layout.plotWidth, into: &svg)
+        let step = layout.circle ? 180.0 : .infinity
         for (b, name) in trace.bandNames.enumerated() {
             let color = bandColors[b % bandColors.count]
-            series(trace, panel: azimuthPanel, x: x, step: step, id: "band-\(name)", cls: "band",
+            series(trace, panel: panel, x: x, step: step, id: "band-\(name)", cls: "band",
                 style: "stroke=\"\(color)\" stroke-width=\"1.2\" stroke-opacity=\"0.85\"", into: &svg) { trace.bandAzimuth[b][$0] }
         }
         if options.truth != nil {
-            series(trace, panel: azimuthPanel, x: x, step: step, id: "truth", cls: "truth",
-                style: "stroke=\"\(truthColor)\" stroke-width=\"1.6\" stroke-dasharray=\"6 4\"", into: &svg) { truthValues[$0] }
+            series(trace, panel: panel, x: x, step: step, id: "truth", cls: "truth",
+                style: "stroke=\"\(truthColor)\" stroke-width=\"1.6\" stroke-dasharray=\"6 4\"", into: &svg) { layout.truthValues[$0] }
         }
         // The tracker holds its bearing through pauses: drawn faint there, strong where active.
-        series(trace, panel: azimuthPanel, x: x, step: step, id: "tracked-idle", cls: "tracked-idle",
+        series(trace, panel: panel, x: x, step: step, id: "tracked-idle", cls: "tracked-idle",
             style: "stroke=\"#999\" stroke-width=\"1\"", into: &svg) { trace.azimuth[$0] }
-        series(trace, panel: azimuthPanel, x: x, step: step, id: "tracked", cls: "tracked",
+        series(trace, panel: panel, x: x, step: step, id: "tracked", cls: "tracked",
             style: "stroke=\"#111\" stroke-width=\"1.8\"", into: &svg) { trace.active[$0] ? trace.azimuth[$0] : .nan }
+    }
 
-        var index = 1
+    /// The panels under the azimuth: error (with a truth), ILD, ITD with its physical limits,
+    /// level with the noise floor and the gate, and yaw with front/back (with an IMU).
+    private static func drawCuePanels(_ layout: Layout, options: Options, into svg: inout SVGWriter) {
+        let trace = layout.trace
+        let x = layout.x
+        let plotWidth = layout.plotWidth
         if options.truth != nil {
-            let panel = panels[index]; index += 1
-            series(trace, panel: panel, x: x, step: .infinity, id: "error", cls: "error",
-                style: "stroke=\"\(truthColor)\" stroke-width=\"1.2\"", into: &svg) { errors[$0] }
+            series(trace, panel: layout.panel("error"), x: x, step: .infinity, id: "error", cls: "error",
+                style: "stroke=\"\(truthColor)\" stroke-width=\"1.2\"", into: &svg) { layout.errors[$0] }
         }
-        let ildPanel = panels[index]; index += 1
-        series(trace, panel: ildPanel, x: x, step: .infinity, id: "ild", cls: "ild",
+        series(trace, panel: layout.panel("ild"), x: x, step: .infinity, id: "ild", cls: "ild",
             style: "stroke=\"#00838f\" stroke-width=\"1\"", into: &svg) { trace.active[$0] ? trace.ild[$0] : .nan }
-        let itdPanel = panels[index]; index += 1
+        let itdPanel = layout.panel("itd")
         for limit in [-options.maximumITD, options.maximumITD] {
             svg.line(left, itdPanel.y(limit), left + plotWidth, itdPanel.y(limit),
                 attributes: "class=\"itd-limit\" stroke=\"#999\" stroke-dasharray=\"4 3\"")
         }
         series(trace, panel: itdPanel, x: x, step: .infinity, id: "itd", cls: "itd",
             style: "stroke=\"#6a1b9a\" stroke-width=\"1\"", into: &svg) { trace.active[$0] ? trace.itd[$0] : .nan }
-        let levelPanel = panels[index]; index += 1
+        let levelPanel = layout.panel("level")
         if let gate = options.gateDBFS, gate > levelPanel.low {
             svg.line(left, levelPanel.y(gate), left + plotWidth, levelPanel.y(gate),
                 attributes: "class=\"gate\" stroke=\"#b71c1c\" stroke-dasharray=\"2 3\"")
@@ -219,14 +287,11 @@ public enum TracePlot {
         series(trace, panel: levelPanel, x: x, step: .infinity, id: "level", cls: "level",
             style: "stroke=\"#333\" stroke-width=\"1\"", into: &svg) { trace.level[$0] }
         if trace.hasOrientation {
-            let yawPanel = panels[index]
-            drawHemispheres(trace, panel: yawPanel, x: x, halfHop: halfHop, into: &svg)
+            let yawPanel = layout.panel("yaw")
+            drawHemispheres(trace, panel: yawPanel, x: x, halfHop: layout.halfHop, into: &svg)
             series(trace, panel: yawPanel, x: x, step: 180, id: "yaw", cls: "yaw",
                 style: "stroke=\"#444\" stroke-width=\"1.4\"", into: &svg) { trace.yaw[$0] }
         }
-        drawLegend(trace, options: options, x: left + plotWidth + 16, y: top, into: &svg)
-        svg.raw("</svg>\n")
-        return svg.bytes
     }
 
     /// One decimated line.
@@ -393,7 +458,10 @@ public enum TracePlot {
         return formatFixed(r, abs(r * 10 - (r * 10).rounded()) < 1e-9 ? 1 : 2)
     }
 
-    static func quantile(_ values: [Double], _ q: Double) -> Double? {
+    /// The `q` quantile of `values` by nearest rank (no interpolation); `nil` for no values.
+    /// Only for axis ranges: it is not the engine's `interpolatedQuantile` because the plots'
+    /// ranges (and so every coordinate in them) have always been set with this one.
+    static func nearestRankQuantile(_ values: [Double], _ q: Double) -> Double? {
         guard !values.isEmpty else { return nil }
         let sorted = values.sorted()
         return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * q).rounded()))]

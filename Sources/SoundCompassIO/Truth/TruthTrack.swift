@@ -37,7 +37,7 @@ public struct TruthTrack: Sendable {
     /// - Throws: ``TruthError`` naming the file (and the line).
     public init(path: String) throws(TruthError) {
         let text: String
-        do { text = try TextFile.read(path) } catch {
+        do { text = try InputFile.readText(path) } catch {
             switch error {
             case .notFound: throw .notFound(path: path)
             case .unreadable(let reason): throw .unreadable(path: path, reason: reason)

@@ -5,10 +5,11 @@ import Glibc
 import Musl
 #endif
 
-/// Reads small text files whole (truth tracks, profiles, IMU logs), with errors a caller can
-/// turn into one line naming the file.
-enum TextFile {
-    /// Why a file could not be read.
+/// Opens input files the one way every reader of the package does (sound files, raw PCM, truth
+/// tracks, profiles, IMU logs): a missing file and a directory are refused with errors a caller
+/// turns into one line naming the file.
+enum InputFile {
+    /// Why a file could not be opened or read.
     enum Failure: Error, Equatable {
         /// No such file.
         case notFound
@@ -16,24 +17,36 @@ enum TextFile {
         case unreadable(String)
     }
 
-    /// Opens `path` for reading (`O_RDONLY` plus `flags`), refusing a directory.
+    /// The reason given for a directory.
+    static let directoryReason = "it is a directory"
+
+    /// Opens `path` for reading (`O_RDONLY | O_CLOEXEC` plus `flags`), refusing a directory.
+    /// The corresponding C function is `open`.
+    /// - Returns: the descriptor, which the caller closes.
     static func open(_ path: String, flags: Int32 = 0) throws(Failure) -> Int32 {
         let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | flags)
         guard fd >= 0 else {
             let code = errno
-            if code == ENOENT { throw .notFound }
+            if code == ENOENT || code == ENOTDIR { throw .notFound }
             throw .unreadable(String(cString: strerror(code)))
         }
         var info = stat()
         if fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
             close(fd)
-            throw .unreadable(String(cString: strerror(EISDIR)))
+            throw .unreadable(directoryReason)
         }
         return fd
     }
 
+    /// The size of the regular file open on `descriptor`, bytes; `nil` for a pipe or a device.
+    static func regularFileSize(_ descriptor: Int32) -> Int? {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int(info.st_size)
+    }
+
     /// The whole file as text (invalid UTF-8 is replaced, and then fails to parse as numbers).
-    static func read(_ path: String) throws(Failure) -> String {
+    static func readText(_ path: String) throws(Failure) -> String {
         let fd = try open(path)
         defer { close(fd) }
         var bytes: [UInt8] = []

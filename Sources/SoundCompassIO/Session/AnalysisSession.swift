@@ -1,0 +1,302 @@
+import SoundCompassEngine
+
+/// One analysis of one source, assembled: the source, the calibration profile, the
+/// configuration for the source's sample rate, the IMU log or follower and the analyzer.
+/// `analyze`, `trace`, `calibrate` and `live` are each a few calls into it:
+///
+/// ```swift
+/// let session = try AnalysisSession(input: .file(path: "take1.wav"), settings: AnalysisSettings())
+/// let writer = session.makeRecordWriter(format: .jsonl, sink: .standardOutput())
+/// try session.run(writer: writer)
+/// ```
+///
+/// Opening reads, in this order: the source, the IMU log, the profile; then checks that the
+/// settings suit the source's sample rate.
+public final class AnalysisSession {
+    /// The audio analysed.
+    public let source: any StereoSource
+    /// The settings the session was opened with.
+    public let settings: AnalysisSettings
+    /// The calibration profile read from ``AnalysisSettings/profilePath``, if any.
+    public let profile: ArrayProfile?
+    /// The analysis settings for the source's sample rate (checked).
+    public let configuration: AnalysisConfiguration
+    /// The analyzer, fed by ``run(writer:trace:progress:)`` or ``runLive(duration:realTime:shouldStop:imuWarnings:emit:periodDone:)``.
+    public let analyzer: StreamingAnalyzer
+    /// The whole IMU log, with ``IMUInput/log(path:format:)``.
+    public let imuLog: IMULog?
+    /// The followed IMU log, with ``IMUInput/follow(path:format:offset:)``.
+    public let imuFollower: IMUFollower?
+
+    private let input: AnalysisInput?
+    private let channels: (left: Int, right: Int)?
+    private let swap: Bool
+    private var reportedSourceWarnings = 0
+
+    /// Opens a recording and assembles its analysis.
+    /// - Parameters:
+    ///   - input: the file or samples.
+    ///   - channels: 1-based channels to use as left and right; `nil` for 1 and 2.
+    ///   - swap: exchange left and right after picking the channels.
+    ///   - settings: the analysis settings.
+    ///   - imu: the listener's yaw, for front/back.
+    ///   - warning: called with each warning found while opening (skipped IMU rows, a profile
+    ///     fitted at another sample rate), in order.
+    /// - Throws: ``SoundFileError``, ``IMUError``, ``ProfileError``, or
+    ///   ``AnalysisSessionError/unsuitableSettings(source:problem:)``.
+    public convenience init(
+        input: AnalysisInput, channels: (left: Int, right: Int)? = nil, swap: Bool = false,
+        settings: AnalysisSettings, imu: IMUInput? = nil, warning: (String) -> Void = { _ in }
+    ) throws {
+        let source = try input.open(channels: channels, swap: swap)
+        try self.init(
+            source: source, input: input, channels: channels, swap: swap, settings: settings, imu: imu,
+            warning: warning)
+    }
+
+    /// Assembles the analysis of a source already open (a capture stream, a custom source).
+    /// - Parameters: see ``init(input:channels:swap:settings:imu:warning:)``.
+    public convenience init(
+        source: any StereoSource, settings: AnalysisSettings, imu: IMUInput? = nil,
+        warning: (String) -> Void = { _ in }
+    ) throws {
+        try self.init(source: source, input: nil, channels: nil, swap: false, settings: settings, imu: imu, warning: warning)
+    }
+
+    private init(
+        source: any StereoSource, input: AnalysisInput?, channels: (left: Int, right: Int)?, swap: Bool,
+        settings: AnalysisSettings, imu: IMUInput?, warning: (String) -> Void
+    ) throws {
+        self.source = source
+        self.input = input
+        self.channels = channels
+        self.swap = swap
+        self.settings = settings
+        var log: IMULog?
+        var follower: IMUFollower?
+        switch imu {
+        case .log(let path, let format):
+            let whole = try IMULog(path: path, format: format)
+            for line in whole.warnings { warning(line) }
+            if let frames = source.expectedFrameCount {
+                try whole.checkOverlap(audioDuration: Double(frames) / source.sampleRate, offset: format.offset)
+            }
+            log = whole
+        case .follow(let path, let format, let offset):
+            follower = try IMUFollower(path: path, format: format, offset: offset)
+        case nil:
+            break
+        }
+        imuLog = log
+        imuFollower = follower
+        let loaded = try settings.profilePath.map { try ArrayProfile.load(path: $0) }
+        profile = loaded
+        let config = settings.configuration(sampleRate: source.sampleRate, array: loaded?.model)
+        if let path = settings.profilePath, let loaded, loaded.sampleRate != source.sampleRate {
+            warning(
+                "\(path): fitted at \(formatHertz(loaded.sampleRate)), but \(source.name) is \(formatHertz(source.sampleRate)); a different interface setting may delay the channels differently")
+        }
+        do { try config.validate() } catch {
+            throw AnalysisSessionError.unsuitableSettings(source: source.name, problem: error)
+        }
+        configuration = config
+        analyzer = try StreamingAnalyzer(configuration: config, orientation: log?.timeline ?? follower?.timeline)
+    }
+
+    // MARK: - Outputs
+
+    /// The source as a live stream, when it is one.
+    public var captureSource: (any CaptureSource)? { source as? any CaptureSource }
+
+    /// The names of the bands every record carries, in order.
+    public var bandNames: [String] { configuration.usableBands.map(\.name) }
+
+    /// True when records carry a yaw (an IMU log or follower is given).
+    public var hasOrientation: Bool { imuLog != nil || imuFollower != nil }
+
+    /// A writer for this session's records (its bands, and yaw columns with an IMU).
+    public func makeRecordWriter(format: RecordFormat, sink: LineSink) -> RecordWriter {
+        RecordWriter(format: format, sink: sink, bandNames: bandNames, orientation: hasOrientation)
+    }
+
+    /// A trace of this session's records: segments, errors against `truth`, and the frames a
+    /// plot needs when `plotting`.
+    public func makeTrace(truth: TruthTrack?, plotting: Bool) -> TraceSession {
+        TraceSession(name: source.name, truth: truth, bandNames: bandNames, plotting: plotting)
+    }
+
+    /// Stream time analysed so far, seconds.
+    public var analyzedDuration: Double { Double(analyzer.samplesProcessed) / source.sampleRate }
+
+    /// The settings in one line: "frame 2048 (43 ms), hop 1024 (21 ms), spaced 0.15 m", with the
+    /// profile's path when one is used.
+    public var settingsDescription: String {
+        let ms = { (n: Int) in String(Int((Double(n) / self.configuration.sampleRate * 1000).rounded())) }
+        return "frame \(configuration.frameLength) (\(ms(configuration.frameLength)) ms), hop \(configuration.hopLength) (\(ms(configuration.hopLength)) ms), "
+            + Self.describe(configuration.array) + (settings.profilePath.map { " (profile \($0))" } ?? "")
+    }
+
+    /// The settings line under a trace plot's title: rate, framing, array, and the IMU log.
+    public var plotSettings: String {
+        let imuPath = imuLog?.path ?? imuFollower?.path
+        return "\(Int(configuration.sampleRate)) Hz; \(settingsDescription)" + (imuPath.map { "; IMU \($0)" } ?? "")
+    }
+
+    /// What a plot of ``makeTrace(truth:plotting:)``'s trace says besides the data.
+    public func plotOptions(for trace: TraceSession) -> TracePlot.Options {
+        TracePlot.Options(
+            title: trace.name, settings: plotSettings, truth: trace.truth,
+            maximumITD: configuration.array.maximumDelay * 1e6, gateDBFS: configuration.silenceGateDBFS,
+            bandLabels: configuration.usableBands.map { "\($0.name) \(Int($0.low))–\(Int($0.high)) Hz" },
+            duration: analyzedDuration)
+    }
+
+    /// The array model in a few words: "spaced 0.15 m", "binaural head radius 0.0875 m, ILD gain 10 dB",
+    /// with the channel offsets when they are not zero.
+    public static func describe(_ model: ArrayModel) -> String {
+        var text = model.kind.rawValue
+        switch model.kind {
+        case .spaced: text += " \(formatTrimmed(model.spacing, 4)) m"
+        case .coincident: text += " \(formatTrimmed(model.spacing, 4)) m, ILD gain \(formatTrimmed(model.ildGain, 2))"
+        case .binaural:
+            text += " head radius \(formatTrimmed(model.headRadius, 4)) m, ILD gain \(formatTrimmed(model.ildGain, 2)) dB"
+        }
+        if model.delayOffset != 0 || model.gainOffsetDecibels != 0 {
+            text += ", channel offsets \(formatTrimmed(model.delayOffset * 1e6, 1)) µs \(formatTrimmed(model.gainOffsetDecibels, 2)) dB"
+        }
+        return text
+    }
+
+    // MARK: - Running
+
+    /// Analyzes the whole source, block by block in constant memory.
+    /// - Parameters:
+    ///   - writer: where records go (its header first).
+    ///   - trace: follows the records for a plot and a summary.
+    ///   - progress: called after every block with the frames read so far.
+    /// - Throws: what the source or the writer throws.
+    public func run(writer: RecordWriter? = nil, trace: TraceSession? = nil, progress: ((Int) -> Void)? = nil) throws {
+        try writer?.writeHeader()
+        try analyzer.analyze(source, progress: progress) { record in
+            try writer?.write(record)
+            trace?.add(record)
+        }
+    }
+
+    /// Analyzes a live stream period by period (the source must be a ``CaptureSource``), polling
+    /// the IMU follower before each period's analysis.
+    /// - Parameters:
+    ///   - duration: stream time to analyze, seconds (`nil`: until the stream ends or a stop).
+    ///   - realTime: pace a faster-than-real-time source to real time.
+    ///   - shouldStop: polled once per period.
+    ///   - imuWarnings: called after each poll with the follower's new warnings; `nil` keeps
+    ///     them for ``finalWarnings()``.
+    ///   - emit: called with each record, in order.
+    ///   - periodDone: called after the records of each period.
+    /// - Returns: the run's figures.
+    public func runLive(
+        duration: Double? = nil, realTime: Bool = false, shouldStop: () -> Bool = { false },
+        imuWarnings: (([String]) -> Void)? = nil, emit: (AnalysisRecord) throws -> Void,
+        periodDone: () throws -> Void = {}
+    ) throws -> LiveAnalysis.Summary {
+        guard let capture = captureSource else {
+            preconditionFailure("runLive needs a CaptureSource")
+        }
+        let live = LiveAnalysis(source: capture, analyzer: analyzer, duration: duration, realTime: realTime)
+        let follower = imuFollower
+        return try live.run(
+            shouldStop: shouldStop,
+            periodRead: { streamSeconds in
+                guard let follower else { return }
+                try follower.poll(now: streamSeconds)
+                if let imuWarnings { imuWarnings(follower.newWarnings()) }
+            },
+            emit: emit, periodDone: periodDone)
+    }
+
+    // MARK: - Warnings
+
+    /// The source's warnings not returned before (a truncated file, a partial frame at the end).
+    public func newSourceWarnings() -> [String] {
+        let all = source.warnings
+        defer { reportedSourceWarnings = all.count }
+        return Array(all.dropFirst(reportedSourceWarnings))
+    }
+
+    /// What to say at the end: the source's new warnings, samples that had to be replaced,
+    /// and the IMU follower's remaining warnings.
+    public func finalWarnings() -> [String] {
+        var lines = newSourceWarnings()
+        if analyzer.nonFiniteSampleCount > 0 {
+            lines.append("\(source.name): \(analyzer.nonFiniteSampleCount) NaN/Inf samples were replaced by 0")
+        }
+        if let imuFollower { lines += imuFollower.newWarnings() + imuFollower.finalWarnings() }
+        return lines
+    }
+
+    // MARK: - Calibration
+
+    /// What ``calibrate(truth:parameters:)`` found.
+    public struct Calibration: Sendable {
+        /// The fitted model and its figures.
+        public var fit: CalibrationFit
+        /// The first reading: the cues as measured and the errors with the nominal settings.
+        public var measurement: Calibrator.Measurement
+        /// Errors of an analysis with the fitted model.
+        public var after: AzimuthErrors
+        /// The profile to write.
+        public var profile: ArrayProfile
+    }
+
+    /// Fits the array to a recording of a sound whose direction is known: reads the recording
+    /// once to measure the cues, fits `parameters`, then reads it again with the fitted model
+    /// for the error after. The session must have been opened from an ``AnalysisInput``.
+    /// - Throws: ``AnalysisSessionError/calibrationRefused(source:reason:)`` when the recording
+    ///   cannot support the fit, or what the source throws.
+    public func calibrate(truth: TruthTrack, parameters: [CalibrationParameter]) throws -> Calibration {
+        guard let input else { preconditionFailure("calibrate needs a session opened from an AnalysisInput") }
+        let measurement = try Calibrator.measure(source, configuration: configuration, truth: truth)
+        guard measurement.activeFrames > 0 else {
+            throw AnalysisSessionError.calibrationRefused(
+                source: source.name, reason: .noActiveFrames(frames: measurement.frames))
+        }
+        let fitted: CalibrationFit
+        do throws(CalibrationError) {
+            fitted = try ArrayCalibration.fit(
+                measurement.observations, nominal: configuration.array, parameters: parameters,
+                sampleRate: configuration.sampleRate, activeFrames: measurement.activeFrames)
+        } catch {
+            throw AnalysisSessionError.calibrationRefused(source: source.name, reason: error)
+        }
+        var corrected = configuration
+        corrected.array = fitted.array
+        let after = try Calibrator.errors(
+            try input.open(channels: channels, swap: swap), configuration: corrected, truth: truth)
+        let profile = ArrayProfile(
+            model: fitted.array, sampleRate: configuration.sampleRate, fitted: parameters, recording: input.name,
+            medianErrorBefore: measurement.before.median, medianErrorAfter: after.median)
+        return Calibration(fit: fitted, measurement: measurement, after: after, profile: profile)
+    }
+}
+
+/// Why an ``AnalysisSession`` cannot go on. Each description is one line naming the source.
+public enum AnalysisSessionError: Error, CustomStringConvertible {
+    /// The settings do not suit the source (its sample rate, usually).
+    case unsuitableSettings(source: String, problem: ConfigurationError)
+    /// The recording cannot support a calibration.
+    case calibrationRefused(source: String, reason: CalibrationError)
+
+    /// The source the error is about.
+    public var source: String {
+        switch self {
+        case .unsuitableSettings(let source, _), .calibrationRefused(let source, _): source
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .unsuitableSettings(let source, let problem): "\(source): \(problem.description)"
+        case .calibrationRefused(let source, let reason): "\(source): \(reason.description)"
+        }
+    }
+}
