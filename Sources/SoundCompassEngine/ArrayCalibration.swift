@@ -113,8 +113,9 @@ extension CalibrationParameter {
 /// `x = tanh((ILD − g₀)·ln 10/40)`, the ratio `(R − L)/(R + L)` after removing `g₀`, fitted by
 /// a search over `g₀` with the best `G` for each.
 public enum ArrayCalibration {
-    /// Frames with a smaller fused confidence are not used.
-    public static let minimumConfidence = 0.2
+    /// Frames with a smaller fused confidence are not used (the engine's threshold for a
+    /// confident frame, as for the tracker and segment summaries).
+    public static let minimumConfidence = ConfidenceMapping.confident
     /// Fewest confident frames a fit accepts.
     public static let minimumFrames = 30
     /// Smallest span of `sin θ` (5th to 95th percentile) that fits a scale (spacing, ILD gain).
@@ -157,32 +158,72 @@ public enum ArrayCalibration {
         guard used.count >= minimumFrames else {
             throw .tooFewFrames(confident: used.count, needed: minimumFrames, active: activeFrames)
         }
-        let weights = used.map(\.weight)
-        let lateral = used.map { sin($0.truthAzimuth * .pi / 180) }
-        let low = weightedQuantile(lateral, weights, 0.05), high = weightedQuantile(lateral, weights, 0.95)
-        let degrees = { (s: Double) in asin(max(-1, min(1, s))) * 180 / .pi }
+        let frames = Frames(used)
+        let low = weightedQuantile(frames.lateral, frames.weights, 0.05)
+        let high = weightedQuantile(frames.lateral, frames.weights, 0.95)
+        try checkSpan(low...high, nominal: nominal, parameters: parameters, sampleRate: sampleRate)
+        var fit = CalibrationFit(
+            array: nominal, fitted: parameters, standardErrors: [:], frameCount: used.count,
+            lateralRange: degrees(low)...degrees(high), delayResidual: 0)
+        try fitTimeCue(frames, parameters: parameters, into: &fit)
+        if parameters.contains(.gain) || parameters.contains(.ildGain) {
+            try fitLevelCue(frames, parameters: parameters, into: &fit)
+        }
+        return fit
+    }
+
+    // MARK: - Steps of `fit`
+
+    /// The confident frames a fit uses, as columns.
+    private struct Frames {
+        let observations: [CalibrationObservation]
+        /// Each frame's weight, its fused confidence.
+        let weights: [Double]
+        /// Each frame's true lateral position `sin θ`.
+        let lateral: [Double]
+
+        init(_ observations: [CalibrationObservation]) {
+            self.observations = observations
+            weights = observations.map(\.weight)
+            lateral = observations.map { sin($0.truthAzimuth * .pi / 180) }
+        }
+    }
+
+    /// `asin(s)` in degrees, `s` clamped to −1…1.
+    private static func degrees(_ s: Double) -> Double { asin(max(-1, min(1, s))) * 180 / .pi }
+
+    /// Throws when the truth's span of `sin θ` (5th to 95th percentile) is too narrow for a
+    /// parameter that scales a cue with the angle.
+    private static func checkSpan(
+        _ span: ClosedRange<Double>, nominal: ArrayModel, parameters: [CalibrationParameter], sampleRate: Double
+    ) throws(CalibrationError) {
         for parameter in parameters where parameter.needsAngleRange {
             let needed = parameter == .spacing
                 ? neededLateralSpan(for: nominal, sampleRate: sampleRate) : minimumLateralSpan
-            if high - low < needed {
-                throw .narrowTruth(parameter: parameter, low: degrees(low), high: degrees(high), neededSpan: needed)
+            if span.upperBound - span.lowerBound < needed {
+                throw .narrowTruth(
+                    parameter: parameter, low: degrees(span.lowerBound), high: degrees(span.upperBound), neededSpan: needed)
             }
         }
-        var model = nominal
-        var errors: [CalibrationParameter: Double] = [:]
-        let c = nominal.speedOfSound
+    }
 
-        // Time cue: τ = aperture·x + τ₀.
-        let x: [Double] = lateral.map { s in
+    /// Fits the time cue, `τ = aperture·x + τ₀` with `x` the model's delay per unit aperture,
+    /// into `fit` (the aperture for `.spacing`, `τ₀` for `.delay`, and the delay residual).
+    private static func fitTimeCue(
+        _ frames: Frames, parameters: [CalibrationParameter], into fit: inout CalibrationFit
+    ) throws(CalibrationError) {
+        let nominal = fit.array
+        let c = nominal.speedOfSound
+        let x: [Double] = frames.lateral.map { s in
             switch nominal.kind {
             case .spaced, .coincident: return -s / c
             case .binaural: return -(asin(s) + s) / c
             }
         }
         let aperture = nominal.kind == .binaural ? nominal.headRadius : nominal.spacing
-        let delays = used.map(\.delay)
         let time = RobustLine.fit(
-            x: x, y: delays, weights: weights, slope: parameters.contains(.spacing) ? nil : aperture,
+            x: x, y: frames.observations.map(\.delay), weights: frames.weights,
+            slope: parameters.contains(.spacing) ? nil : aperture,
             intercept: parameters.contains(.delay) ? nil : nominal.delayOffset)
         if parameters.contains(.spacing) {
             guard time.slope > 0 else {
@@ -197,58 +238,53 @@ public enum ArrayCalibration {
             guard time.slope <= 10 else {
                 throw .cannotFit(parameter: .spacing, reason: "the fitted aperture \(formatFixed(time.slope, 3)) m is not a microphone pair")
             }
-            if nominal.kind == .binaural { model.headRadius = time.slope } else { model.spacing = time.slope }
-            errors[.spacing] = time.slopeError
+            if nominal.kind == .binaural { fit.array.headRadius = time.slope } else { fit.array.spacing = time.slope }
+            fit.standardErrors[.spacing] = time.slopeError
         }
         if parameters.contains(.delay) {
-            model.delayOffset = time.intercept
-            errors[.delay] = time.interceptError
+            fit.array.delayOffset = time.intercept
+            fit.standardErrors[.delay] = time.interceptError
         }
+        fit.delayResidual = time.residual
+    }
 
-        // Level cue.
+    /// Fits the level cue into `fit` (`.gain`, `.ildGain`): spaced, a constant level difference;
+    /// binaural, a line in `sin θ`; coincident, the `tanh` mapping by search.
+    private static func fitLevelCue(
+        _ frames: Frames, parameters: [CalibrationParameter], into fit: inout CalibrationFit
+    ) throws(CalibrationError) {
+        let nominal = fit.array
         let wantsGain = parameters.contains(.gain), wantsILDGain = parameters.contains(.ildGain)
-        if wantsGain || wantsILDGain {
-            switch nominal.kind {
-            case .spaced:
-                let level = RobustLine.fit(
-                    x: lateral, y: used.map(\.ildDecibels), weights: weights, slope: 0,
-                    intercept: wantsGain ? nil : nominal.gainOffsetDecibels)
-                if wantsGain {
-                    model.gainOffsetDecibels = level.intercept
-                    errors[.gain] = level.interceptError
-                }
-            case .binaural:
-                let level = RobustLine.fit(
-                    x: lateral, y: used.map(\.highFrequencyILD), weights: weights,
-                    slope: wantsILDGain ? nil : nominal.ildGain, intercept: wantsGain ? nil : nominal.gainOffsetDecibels)
-                if wantsILDGain {
-                    guard level.slope > 0.5 else {
-                        throw .cannotFit(parameter: .ildGain, reason: "the level difference does not grow towards the louder side (\(formatFixed(level.slope, 2)) dB at 90°)")
-                    }
-                    model.ildGain = level.slope
-                    errors[.ildGain] = level.slopeError
-                }
-                if wantsGain {
-                    model.gainOffsetDecibels = level.intercept
-                    errors[.gain] = level.interceptError
-                }
-            case .coincident:
-                let level = CoincidentLevelFit.fit(
-                    ild: used.map(\.ildDecibels), lateral: lateral, weights: weights,
-                    gain: wantsILDGain ? nil : nominal.ildGain, offset: wantsGain ? nil : nominal.gainOffsetDecibels)
-                if wantsILDGain {
-                    model.ildGain = level.gain
-                    errors[.ildGain] = level.gainError
-                }
-                if wantsGain {
-                    model.gainOffsetDecibels = level.offset
-                    errors[.gain] = level.offsetError
-                }
+        let level: (slope: Double, slopeError: Double, intercept: Double, interceptError: Double)
+        switch nominal.kind {
+        case .spaced:
+            let line = RobustLine.fit(
+                x: frames.lateral, y: frames.observations.map(\.ildDecibels), weights: frames.weights, slope: 0,
+                intercept: wantsGain ? nil : nominal.gainOffsetDecibels)
+            level = (nominal.ildGain, 0, line.intercept, line.interceptError)
+            guard wantsGain else { return }
+        case .binaural:
+            let line = RobustLine.fit(
+                x: frames.lateral, y: frames.observations.map(\.highFrequencyILD), weights: frames.weights,
+                slope: wantsILDGain ? nil : nominal.ildGain, intercept: wantsGain ? nil : nominal.gainOffsetDecibels)
+            if wantsILDGain && !(line.slope > 0.5) {
+                throw .cannotFit(parameter: .ildGain, reason: "the level difference does not grow towards the louder side (\(formatFixed(line.slope, 2)) dB at 90°)")
             }
+            level = (line.slope, line.slopeError, line.intercept, line.interceptError)
+        case .coincident:
+            let mapping = CoincidentLevelFit.fit(
+                ild: frames.observations.map(\.ildDecibels), lateral: frames.lateral, weights: frames.weights,
+                gain: wantsILDGain ? nil : nominal.ildGain, offset: wantsGain ? nil : nominal.gainOffsetDecibels)
+            level = (mapping.gain, mapping.gainError, mapping.offset, mapping.offsetError)
         }
-        return CalibrationFit(
-            array: model, fitted: parameters, standardErrors: errors, frameCount: used.count,
-            lateralRange: degrees(low)...degrees(high), delayResidual: time.residual)
+        if wantsILDGain && nominal.kind != .spaced {
+            fit.array.ildGain = level.slope
+            fit.standardErrors[.ildGain] = level.slopeError
+        }
+        if wantsGain {
+            fit.array.gainOffsetDecibels = level.intercept
+            fit.standardErrors[.gain] = level.interceptError
+        }
     }
 
     /// The `q` quantile (0…1) of `values` with `weights`.
@@ -339,10 +375,7 @@ struct CoincidentLevelFit {
     var offsetError: Double
 
     static func lateral(ild: Double, gain: Double, offset: Double) -> Double {
-        let x = tanh((ild - offset) * log(10) / 40)
-        let magnitude = abs(x) - 0.01
-        guard magnitude > 0 else { return 0 }
-        return (x < 0 ? -1 : 1) * tanh(gain * magnitude)
+        ArrayModel.coincidentLateral(ratio: tanh((ild - offset) * log(10) / 40), gain: gain)
     }
 
     static func fit(ild: [Double], lateral truth: [Double], weights: [Double], gain fixedGain: Double?, offset fixedOffset: Double?)

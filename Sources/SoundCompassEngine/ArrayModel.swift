@@ -145,11 +145,24 @@ public struct ArrayModel: Sendable, Equatable {
             let correction = pow(10, -gainOffsetDecibels / 40)
             let l = leftRMS / correction, r = rightRMS * correction
             guard l + r > 0 else { return 0 }
-            let x = (r - l) / (r + l)
-            let magnitude = abs(x) - 0.01
-            guard magnitude > 0 else { return 0 }
-            return (x < 0 ? -1 : 1) * tanh(ildGain * magnitude)
+            return Self.coincidentLateral(ratio: (r - l) / (r + l), gain: ildGain)
         }
+    }
+
+    /// Half-width of the dead zone of the coincident level mapping: level ratios within ±0.01
+    /// (about ±0.17 dB) read as straight ahead, so a pair's small mismatch does not wander.
+    static let coincidentDeadZone = 0.01
+
+    /// The coincident model's level mapping, `lateral = sign(x)·tanh(g·(|x| − 0.01))` and 0 in
+    /// the dead zone ``coincidentDeadZone``.
+    /// - Parameters:
+    ///   - x: the level ratio `(R − L)/(R + L)` of the channels' RMS values, −1…1.
+    ///   - gain: the mapping gain `g` (``ildGain``, > 0).
+    /// - Returns: the lateral value, −1…1.
+    static func coincidentLateral(ratio x: Double, gain: Double) -> Double {
+        let magnitude = abs(x) - coincidentDeadZone
+        guard magnitude > 0 else { return 0 }
+        return (x < 0 ? -1 : 1) * tanh(gain * magnitude)
     }
 
     /// How the model trusts each cue: the standard deviation (in lateral units) of a fully

@@ -54,8 +54,8 @@ package struct AzimuthTracker: Sendable {
     private var challenger = 0.0, challengerWeight = 0.0
     private var framesSinceChallengerSupport = 0
 
-    /// Frames less confident than this only predict.
-    static let minimumConfidence = 0.2
+    /// Frames less confident than this only predict (the engine's threshold for a confident frame).
+    static let minimumConfidence = ConfidenceMapping.confident
     /// Caps of the position (deg²) and rate ((deg/s)²) variances while coasting.
     static let coastingPositionVariance = 25.0
     static let coastingRateVariance = 900.0

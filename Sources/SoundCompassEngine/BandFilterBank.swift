@@ -4,22 +4,32 @@
 /// A band is a cookbook Butterworth high-pass (Q = 1/√2) at its lower edge followed by a
 /// Butterworth low-pass at its upper edge: −3 dB at each edge of a wide band, unity in between,
 /// and 12 dB per octave outside, twice the skirt of a single band-pass biquad, so that a loud
-/// band does not leak into its neighbours' levels. A band whose upper edge is within 2 % of
-/// Nyquist has no low-pass. Life cycle: `init` allocates; `filter`, `shift` and `levels` never
-/// allocate.
-final class BandFilterBank {
-    struct Band {
-        let spec: BandSpec
-        let leftFrame: AlignedFloats
-        let rightFrame: AlignedFloats
+/// band does not leak into its neighbours' levels. A low-pass edge above 0.49·fs is put at
+/// 0.49·fs. The filters run in single precision (tested against a double-precision reference in
+/// `BiquadTests`). Life cycle: `init` allocates; `filter`, `shift` and `levels` never allocate.
+package final class BandFilterBank {
+    /// One band and its frame of filtered samples on each channel.
+    package struct Band {
+        /// The band's edges.
+        package let spec: BandSpec
+        /// The band's last `frameLength` filtered samples of the left channel.
+        package let leftFrame: AlignedFloats
+        /// The band's last `frameLength` filtered samples of the right channel.
+        package let rightFrame: AlignedFloats
     }
 
-    let bands: [Band]
-    let frameLength: Int
+    /// The bands, in the order given.
+    package let bands: [Band]
+    /// Samples per band frame.
+    package let frameLength: Int
     /// The filters, four bands to a group, each band a lane of the SIMD cascade.
     private var groups: [StereoCascade4]
 
-    init(bands specs: [BandSpec], sampleRate: Double, frameLength: Int) {
+    /// - Parameters:
+    ///   - specs: the bands, each `0 < low < high`, `low < sampleRate/2`.
+    ///   - sampleRate: Hz.
+    ///   - frameLength: samples per band frame (≥ 1).
+    package init(bands specs: [BandSpec], sampleRate: Double, frameLength: Int) {
         self.frameLength = frameLength
         self.bands = specs.map {
             Band(spec: $0, leftFrame: AlignedFloats(count: frameLength), rightFrame: AlignedFloats(count: frameLength))
@@ -33,8 +43,14 @@ final class BandFilterBank {
         }
     }
 
-    /// Filters `count` new samples that sit at `offset` in the analyzer's frame buffers.
-    func filter(left: UnsafePointer<Float>, right: UnsafePointer<Float>, offset: Int, count: Int) {
+    /// Filters `count` new samples and writes them at `offset` in every band's frames.
+    /// - Parameters:
+    ///   - left: `count` new left-channel samples.
+    ///   - right: `count` new right-channel samples.
+    ///   - offset: where the samples go in the band frames (`offset + count ≤ frameLength`).
+    ///   - count: samples per channel.
+    package func filter(left: UnsafePointer<Float>, right: UnsafePointer<Float>, offset: Int, count: Int) {
+        precondition(offset >= 0 && count >= 0 && offset + count <= frameLength)
         for g in groups.indices {
             let start = 4 * g
             func out(_ lane: Int, _ leftSide: Bool) -> UnsafeMutablePointer<Float>? {
@@ -50,7 +66,7 @@ final class BandFilterBank {
     }
 
     /// Drops the first `hop` samples of every band frame, keeping `keep` samples.
-    func shift(hop: Int, keep: Int) {
+    package func shift(hop: Int, keep: Int) {
         guard keep > 0 else { return }
         for band in bands {
             band.leftFrame.baseAddress.update(from: band.leftFrame.baseAddress + hop, count: keep)
@@ -59,14 +75,15 @@ final class BandFilterBank {
     }
 
     /// RMS levels of band `index` over the current frame.
-    func levels(_ index: Int) -> ChannelLevels {
+    package func levels(_ index: Int) -> ChannelLevels {
         ChannelLevels(
             left: UnsafeBufferPointer(start: bands[index].leftFrame.baseAddress, count: frameLength),
             right: UnsafeBufferPointer(start: bands[index].rightFrame.baseAddress, count: frameLength),
             count: frameLength)
     }
 
-    func reset() {
+    /// Clears the filters' state and the band frames (as if the input had been silent forever).
+    package func reset() {
         for g in groups.indices { groups[g].reset() }
         for band in bands {
             band.leftFrame.zero()
@@ -75,9 +92,10 @@ final class BandFilterBank {
     }
 }
 
-/// Up to four bands' cascades (a high-pass then a low-pass biquad, TDF-II as ``Biquad``) on
-/// both channels, one band per SIMD lane: the recursions of different bands are independent,
-/// so one vector step advances all of them.
+/// Up to four bands' cascades (a high-pass then a low-pass biquad) on both channels, one band
+/// per SIMD lane: the recursions of different bands are independent, so one vector step
+/// advances all of them. Each section is in transposed direct form II:
+/// `y = b0·x + s1;  s1 = b1·x − a1·y + s2;  s2 = b2·x − a2·y`.
 struct StereoCascade4 {
     private let b0: SIMD4<Float>, b1: SIMD4<Float>, b2: SIMD4<Float>, a1: SIMD4<Float>, a2: SIMD4<Float>
     private let c0: SIMD4<Float>, c1: SIMD4<Float>, c2: SIMD4<Float>, d1: SIMD4<Float>, d2: SIMD4<Float>

@@ -61,25 +61,30 @@ package final class DirectionEstimator {
     /// - Parameters:
     ///   - left: `frameLength` finite samples of the left channel.
     ///   - right: `frameLength` finite samples of the right channel.
-    package func estimate(left: UnsafeBufferPointer<Float>, right: UnsafeBufferPointer<Float>) -> FrameEstimate {
+    /// - Returns: the frame's estimate, and a view of its spectra for the per-band estimates
+    ///   (valid until the next call).
+    package func estimate(
+        left: UnsafeBufferPointer<Float>, right: UnsafeBufferPointer<Float>
+    ) -> (estimate: FrameEstimate, spectra: FrameSpectra) {
         let config = configuration
         let model = config.array
         let levels = ChannelLevels(left: left, right: right, count: config.frameLength)
         let level = levels.levelDBFS
         let aboveGate = level >= config.silenceGateDBFS
 
-        let delay = gccPhat.estimate(left: left, right: right)
+        let correlated = gccPhat.estimate(left: left, right: right)
+        let delay = correlated.delay, spectra = correlated.spectra
         let delaySeconds = delay.lagSamples / config.sampleRate
         let timeCue = Cue(lateral: model.lateral(delay: delaySeconds), confidence: Double(delay.confidence))
 
         // Level cue. Its confidence needs a level above the gate and a correlated pair (the
         // GCC-PHAT peak's height term): the level difference of unrelated sounds in the two
         // channels says nothing about a direction.
-        let hfILD = highFrequencyLevelDifference()
+        let hfILD = spectra.levelDifferenceDecibels(fromBin: highFrequencyBin)
         var levelConfidence = 0.0
         if model.kind != .spaced {
-            let loudness = clamp01((level - config.silenceGateDBFS) / 10)
-            let coherence = Double(clamp((delay.significance - 4) / 6) * clamp(delay.peakHeight / 0.15))
+            let loudness = ConfidenceMapping.loudness(levelDBFS: level, gateDBFS: config.silenceGateDBFS)
+            let coherence = Double(ConfidenceMapping.correlation(significance: delay.significance, peakHeight: delay.peakHeight))
             levelConfidence = loudness * coherence
         }
         let levelCue = Cue(
@@ -88,46 +93,9 @@ package final class DirectionEstimator {
 
         var fused = CueFusion.fuse(time: timeCue, level: levelCue, model: model)
         if !aboveGate { fused.confidence = 0 }
-        return FrameEstimate(
+        let estimate = FrameEstimate(
             levels: levels, delay: delay, highFrequencyILD: hfILD, timeCue: timeCue, levelCue: levelCue,
-            fused: fused, aboveGate: aboveGate, dominantFrequency: dominantFrequency())
-    }
-
-    /// Peak of `|L|² + |R|²`, refined by a parabola through the log powers of the peak bin and
-    /// its neighbours (exact for a Gaussian-shaped peak, within a few per cent of a bin for the
-    /// Hann window's main lobe), in Hz.
-    private func dominantFrequency() -> Double {
-        let l = gccPhat.leftSpectrum.baseAddress, r = gccPhat.rightSpectrum.baseAddress
-        let n = gccPhat.fftSize
-        func power(_ k: Int) -> Float {
-            l[2 * k] * l[2 * k] + l[2 * k + 1] * l[2 * k + 1] + r[2 * k] * r[2 * k] + r[2 * k + 1] * r[2 * k + 1]
-        }
-        var best = 1
-        var bestPower: Float = 0
-        for k in 1..<(n / 2) {
-            let p = power(k)
-            if p > bestPower { bestPower = p; best = k }
-        }
-        guard bestPower > 0, bestPower.isFinite else { return 0 }
-        let a = Double(log(max(power(best - 1), .leastNormalMagnitude)))
-        let b = Double(log(bestPower))
-        let c = Double(log(max(power(best + 1), .leastNormalMagnitude)))
-        let denominator = a - 2 * b + c
-        let offset = denominator < 0 ? max(-0.5, min(0.5, 0.5 * (a - c) / denominator)) : 0
-        return (Double(best) + offset) * configuration.sampleRate / Double(n)
-    }
-
-    /// Level difference (right minus left, dB) of the windowed spectra above ``highFrequencyEdge``.
-    private func highFrequencyLevelDifference() -> Double {
-        let l = gccPhat.leftSpectrum.baseAddress, r = gccPhat.rightSpectrum.baseAddress
-        var sumL: Float = 0, sumR: Float = 0
-        for k in highFrequencyBin...(gccPhat.fftSize / 2) {
-            sumL += l[2 * k] * l[2 * k] + l[2 * k + 1] * l[2 * k + 1]
-            sumR += r[2 * k] * r[2 * k] + r[2 * k + 1] * r[2 * k + 1]
-        }
-        guard sumL.isFinite, sumR.isFinite else { return 0 }
-        // Scale to a per-sample power so the −160 dB floor means the same as for RMS.
-        let scale = 1 / Double(gccPhat.fftSize * configuration.frameLength)
-        return decibelRatio(Double(sumR) * scale, Double(sumL) * scale)
+            fused: fused, aboveGate: aboveGate, dominantFrequency: spectra.dominantFrequency(sampleRate: config.sampleRate))
+        return (estimate, spectra)
     }
 }

@@ -50,8 +50,9 @@ package struct FrontBackResolver {
         package var minimumRotation: Double = 15
         /// Frames the window must hold before a decision.
         package var minimumFrames: Int = 8
-        /// Frames less confident than this do not enter the window.
-        package var minimumConfidence: Double = 0.3
+        /// Frames less confident than this do not enter the window (stricter than a confident
+        /// frame: see ``ConfidenceMapping/confidentToGuide``).
+        package var minimumConfidence: Double = ConfidenceMapping.confidentToGuide
         /// Smallest |slope| of lateral against yaw (per radian) that counts as non-zero.
         package var minimumSlope: Double = 0.1
         /// Standard errors the slope must lie from 0.

@@ -17,9 +17,9 @@ package struct BandDelayEstimate: Sendable, Equatable {
 }
 
 extension GCCPHAT {
-    /// The band-limited time difference of the frame last passed to ``estimate(left:right:)``:
-    /// the weighted cross-spectrum is kept only between `firstBin` and `lastBin` (inclusive),
-    /// transformed back, and its peak searched in the same lag window and refined the same way.
+    /// The band-limited time difference of a frame: the frame's weighted cross-spectrum is kept
+    /// only between `firstBin` and `lastBin` (inclusive), transformed back, and its peak
+    /// searched in the same lag window and refined the same way.
     ///
     /// **Spatial aliasing.** Above `1/(2·maxDelay)` (1.14 kHz for 15 cm) a band's correlation has
     /// several peaks one period apart inside the window. The band's own highest peak is kept
@@ -33,37 +33,93 @@ extension GCCPHAT {
     /// about 1/3 or less for unrelated noise, near 0 for a room's diffuse field, near 1 for a
     /// source), and the same edge rules as the broadband estimate.
     /// - Parameters:
+    ///   - spectra: the spectra of this estimator's current frame, from
+    ///     ``estimate(left:right:)`` (a view of another frame traps).
     ///   - firstBin: lowest FFT bin of the band (≥ 1).
     ///   - lastBin: highest FFT bin of the band (≤ fftSize/2 − 1).
     ///   - prior: the broadband lag in samples, if it is trusted.
-    package func estimateBand(firstBin: Int, lastBin: Int, prior: Double?) -> BandDelayEstimate {
+    package func estimateBand(_ spectra: FrameSpectra, firstBin: Int, lastBin: Int, prior: Double?) -> BandDelayEstimate {
+        checkCurrent(spectra)
         let n = fftSize
         let first = max(1, firstBin), last = min(n / 2 - 1, lastBin)
         guard last >= first else { return .none }
-        let g = whitened.baseAddress, b = bandSpectrum.baseAddress, coherence = binCoherence.baseAddress
-        let l = leftSpectrum.baseAddress, r = rightSpectrum.baseAddress
+        let b = bandSpectrum.baseAddress
         // bandSpectrum is all zero between calls: fill the band, and clear it again at the end.
         defer { (b + 2 * first).update(repeating: 0, count: 2 * (last - first + 1)) }
+        let sums = copyBand(spectra, bins: first...last)
+        let weightSum = sums.weightSum, powerSum = sums.powerSum
+        guard weightSum > 0, weightSum.isFinite, powerSum > 0, powerSum.isFinite else { return .none }
+        let meanCoherence = sums.coherenceSum / powerSum
+        let c = bandCorrelation(weightSum: weightSum)
+        let K = searchLag
+        let peaks = bandPeaks(c, prior: prior)
+        let best = peaks.best
+        guard best > 0, best.isFinite else { return .none }
+        let prominence = max(0, min(1, 1 - max(peaks.second, 0) / best))
+
+        var chosen = peaks.bestLag, usedPrior = false
+        var confidence = ConfidenceMapping.coherence(meanCoherence) * ConfidenceMapping.prominence(prominence)
+        if prominence < ConfidenceMapping.ambiguousProminence {
+            if let nearestLag = peaks.nearestLag, prior != nil {
+                chosen = nearestLag
+                usedPrior = true
+                confidence = ConfidenceMapping.coherence(meanCoherence) * ConfidenceMapping.priorResolvedShare
+            } else {
+                confidence = 0
+            }
+        }
+        let pinned = abs(chosen) == K
+        let lag = pinned
+            ? Double(chosen)
+            : refine(integerLag: chosen, correlation: c, spectrum: b, bins: first..<(last + 1))
+        confidence = ConfidenceMapping.edgeRule(
+            confidence, lag: lag, pinned: pinned, maximumLag: maxLagSamples, searchLag: K)
+        return BandDelayEstimate(
+            lagSamples: lag, coherence: meanCoherence, prominence: prominence, resolvedByPrior: usedPrior,
+            confidence: confidence)
+    }
+
+    // MARK: - Steps of `estimateBand`
+
+    /// Copies the band's bins of the weighted cross-spectrum into `bandSpectrum` (zero
+    /// elsewhere).
+    /// - Returns: `Σ|G[k]|` over the band, and the band's coherence weighted by the bins' power
+    ///   `|L|² + |R|²` with the power's sum.
+    private func copyBand(_ spectra: FrameSpectra, bins: ClosedRange<Int>)
+        -> (weightSum: Float, coherenceSum: Float, powerSum: Float)
+    {
+        let g = spectra.whitened, coherence = spectra.binCoherence, b = bandSpectrum.baseAddress
         var weightSum: Float = 0, coherenceSum: Float = 0, powerSum: Float = 0
-        for k in first...last {
+        for k in bins {
             b[2 * k] = g[2 * k]
             b[2 * k + 1] = g[2 * k + 1]
             weightSum += (g[2 * k] * g[2 * k] + g[2 * k + 1] * g[2 * k + 1]).squareRoot()
-            let power = (l[2 * k] * l[2 * k] + l[2 * k + 1] * l[2 * k + 1] + r[2 * k] * r[2 * k] + r[2 * k + 1] * r[2 * k + 1])
+            let power = spectra.power(k)
             coherenceSum += coherence[k] * power
             powerSum += power
         }
-        guard weightSum > 0, weightSum.isFinite, powerSum > 0, powerSum.isFinite else { return .none }
-        let meanCoherence = coherenceSum / powerSum
-        inverseScratch.baseAddress.update(from: b, count: 2 * (n / 2 + 1))
+        return (weightSum, coherenceSum, powerSum)
+    }
+
+    /// Transforms `bandSpectrum` back into `bandCorrelation`, normalised (like the broadband
+    /// correlation) over the lag window and one lag beyond each edge, for the refinement's start.
+    private func bandCorrelation(weightSum: Float) -> UnsafeMutablePointer<Float> {
+        let n = fftSize
+        inverseScratch.baseAddress.update(from: bandSpectrum.baseAddress, count: 2 * (n / 2 + 1))
         fft.inverse(inverseScratch.baseAddress, bandCorrelation.baseAddress)
         let c = bandCorrelation.baseAddress
-        // Normalise the window only (and one lag beyond each edge, for the refinement's start).
         let norm = 1 / (2 * weightSum)
         let K = searchLag
         for lag in -(K + 1)...(K + 1) { c[(lag + n) % n] *= norm }
+        return c
+    }
 
-        // Local maxima in the window: the highest, the runner-up, and the one nearest the prior.
+    /// The local maxima of the band's correlation in the lag window: the highest, the runner-up,
+    /// and the positive one nearest `prior`.
+    private func bandPeaks(_ c: UnsafeMutablePointer<Float>, prior: Double?)
+        -> (bestLag: Int, best: Float, second: Float, nearestLag: Int?)
+    {
+        let n = fftSize, K = searchLag
         func value(_ lag: Int) -> Float { c[(lag + n) % n] }
         var bestLag = 0, best = -Float.infinity, second: Float = 0
         var nearestLag: Int?
@@ -82,31 +138,6 @@ extension GCCPHAT {
                 nearestLag = lag
             }
         }
-        guard best > 0, best.isFinite else { return .none }
-        let prominence = max(0, min(1, 1 - max(second, 0) / best))
-
-        var chosen = bestLag, usedPrior = false
-        var confidence = clamp((meanCoherence - 0.5) / 0.4) * clamp(prominence / 0.5)
-        if prominence < 0.3 {
-            if let nearestLag, prior != nil {
-                chosen = nearestLag
-                usedPrior = true
-                confidence = clamp((meanCoherence - 0.5) / 0.4) * 0.5
-            } else {
-                confidence = 0
-            }
-        }
-        let pinned = abs(chosen) == K
-        let lag = pinned
-            ? Double(chosen)
-            : refine(integerLag: chosen, correlation: c, spectrum: b, bins: first..<(last + 1))
-        if pinned {
-            confidence = 0
-        } else if abs(lag) > maxLagSamples {
-            confidence *= Float(clamp01((Double(K) - abs(lag)) / (Double(K) - maxLagSamples)))
-        }
-        return BandDelayEstimate(
-            lagSamples: lag, coherence: meanCoherence, prominence: prominence, resolvedByPrior: usedPrior,
-            confidence: confidence)
+        return (bestLag, best, second, nearestLag)
     }
 }

@@ -35,12 +35,21 @@ package struct TimeDelayEstimate: Sendable, Equatable {
         lagSamples: 0, peakHeight: 0, significance: 0, prominence: 0, pinnedAtEdge: false, confidence: 0)
 }
 
+/// What ``GCCPHAT/estimate(left:right:)`` found in one frame: the time difference, and a view
+/// of the spectra it came from for the measures that build on them.
+package struct CorrelatedFrame {
+    /// The frame's time difference.
+    package var delay: TimeDelayEstimate
+    /// The frame's spectra, valid until the estimator's next frame.
+    package let spectra: FrameSpectra
+}
+
 /// Generalised cross-correlation with phase transform (GCC-PHAT) between two channels.
 ///
 /// For each frame: both channels are Hann-windowed and zero-padded to the FFT size `N` (the
 /// power of two ≥ the frame length); the cross-spectrum `C[k] = conj(L[k])·R[k]` is whitened to
-/// `G[k] = C[k] / max(|C[k]|, ε)^β` (β = 1 by default: the full phase transform) with `ε` a tiny fraction of the frame's mean `|C|` (so
-/// near-zero bins cannot blow up); DC and Nyquist are dropped; the inverse FFT divided by
+/// `G[k] = C[k] / max(|C[k]|, ε)` (the phase transform) with `ε` a tiny fraction of the frame's
+/// mean `|C|` (so near-zero bins cannot blow up); DC and Nyquist are dropped; the inverse FFT divided by
 /// `2·Σ|G[k]|` gives the correlation `r[k]` (1 at the peak for a pure delay), which peaks at the
 /// lag of the right channel behind the left.
 ///
@@ -80,7 +89,9 @@ package struct TimeDelayEstimate: Sendable, Equatable {
 ///
 /// **Confidence** = `clamp((s − 4)/6) · clamp(p/0.15) · clamp(q/0.5) · taper` with `s` the
 /// significance (peak over background RMS), `p` the normalised peak height, `q` the
-/// prominence and `taper` the edge taper above. Uncorrelated noise stays below `s ≈ 4`.
+/// prominence and `taper` the edge taper above (see ``ConfidenceMapping``). Uncorrelated noise
+/// stays below `s ≈ 4`. A frame at least ``ConfidenceMapping/confidentToAlignWindow``
+/// confident moves the window alignment to its lag.
 ///
 /// Life cycle: `init` allocates everything; ``estimate(left:right:)`` never allocates.
 package final class GCCPHAT {
@@ -92,21 +103,23 @@ package final class GCCPHAT {
     package let maxLagSamples: Double
     /// Half-width of the searched lag window in whole samples: `ceil(maxLagSamples) + margin`.
     package let searchLag: Int
-    /// Whitening exponent β of the weighting `|C|^(−β)`: 1 is the full phase transform.
-    package let weightingExponent: Float
 
     let fft: RealFFT
     private let window: [Float]
     private let leftTime: AlignedFloats
     private let rightTime: AlignedFloats
-    /// Windowed spectra of the last frame (interleaved complex, `fftSize/2 + 1` bins).
-    let leftSpectrum: AlignedFloats
-    let rightSpectrum: AlignedFloats
-    /// The weighted cross-spectrum `G[k]` of the last frame (interleaved complex).
-    let whitened: AlignedFloats
+    /// Windowed spectra of the current frame (interleaved complex, `fftSize/2 + 1` bins). Read
+    /// through the ``FrameSpectra`` view that ``estimate(left:right:)`` returns.
+    private let leftSpectrum: AlignedFloats
+    private let rightSpectrum: AlignedFloats
+    /// The weighted cross-spectrum `G[k]` of the current frame (interleaved complex).
+    private let whitened: AlignedFloats
     /// Magnitude-squared coherence of each bin over recent frames, in excess of the diffuse
     /// field's (see the type's notes; 1 without coherence weighting).
-    let binCoherence: AlignedFloats
+    private let binCoherence: AlignedFloats
+    /// Number of the current frame: counts the calls of ``estimate(left:right:)``, so that a
+    /// ``FrameSpectra`` view of an earlier frame is recognised (it is not reset).
+    private var frameNumber = 0
     /// Recursive averages of the auto- and cross-spectra over recent frames, for the
     /// coherence weighting (interleaved complex for the cross-spectrum).
     private let averageLeftPower: AlignedFloats
@@ -133,21 +146,17 @@ package final class GCCPHAT {
     ///   - frameLength: samples per frame (≥ 16).
     ///   - maxLagSamples: the largest physically possible lag in samples (> 0).
     ///   - marginSamples: whole samples added on each side of the window (default 2).
-    ///   - weightingExponent: β of the weighting `|C|^(−β)`, 0…1 (default 1, full PHAT; smaller
-    ///     values keep some of the cross-spectrum's magnitude, "PHAT-β").
     ///   - coherenceSmoothing: share of the newest frame in the spectral averages behind the
     ///     coherence weighting, 0…1 (default 0.5; 0 turns the coherence weighting off).
     ///   - diffuseCoherenceDelaySamples: `τd` in samples of the diffuse-field coherence
     ///     `sinc(2πf·τd)` (see ``ArrayModel/diffuseCoherenceDelay``); nil (the default) for no
     ///     diffuse-field correction.
     package init(
-        frameLength: Int, maxLagSamples: Double, marginSamples: Int = 2, weightingExponent: Float = 1,
+        frameLength: Int, maxLagSamples: Double, marginSamples: Int = 2,
         coherenceSmoothing: Float = 0.5, diffuseCoherenceDelaySamples: Double? = nil
     ) {
-        precondition(weightingExponent >= 0 && weightingExponent <= 1)
         precondition(coherenceSmoothing >= 0 && coherenceSmoothing <= 1)
         self.coherenceSmoothing = coherenceSmoothing
-        self.weightingExponent = weightingExponent
         precondition(frameLength >= 16, "frame length must be at least 16 samples")
         precondition(maxLagSamples > 0 && maxLagSamples.isFinite)
         self.frameLength = frameLength
@@ -205,14 +214,68 @@ package final class GCCPHAT {
     /// - Parameters:
     ///   - left: `frameLength` samples of the left channel.
     ///   - right: `frameLength` samples of the right channel.
-    /// - Returns: the lag (right minus left, in samples) and its confidence.
-    package func estimate(left: UnsafeBufferPointer<Float>, right: UnsafeBufferPointer<Float>) -> TimeDelayEstimate {
+    /// - Returns: the lag (right minus left, in samples) and its confidence, with a view of the
+    ///   frame's spectra for the measures that build on them (valid until the next call).
+    package func estimate(left: UnsafeBufferPointer<Float>, right: UnsafeBufferPointer<Float>) -> CorrelatedFrame {
         precondition(left.count >= frameLength && right.count >= frameLength)
-        let n = fftSize
-        let bins = n / 2 + 1
-        // Window (the zero padding past frameLength stays zero from init). The right channel's
-        // window is shifted by the expected delay, so that a sound starting or stopping inside
-        // the frame is weighted alike in both channels and the window does not bias the lag.
+        frameNumber &+= 1
+        let spectra = currentSpectra
+        transform(left: left, right: right)
+        let magnitudeSum = formCrossSpectrum()
+        guard magnitudeSum > 0, magnitudeSum.isFinite else { return CorrelatedFrame(delay: .none, spectra: spectra) }
+        let epsilon = max(1e-6 * magnitudeSum / Float(fftSize / 2 - 1), Float.leastNormalMagnitude)
+        let weighting = weightBins(epsilon: epsilon)
+        averagedFrames += 1
+        guard let c = correlate(weightSum: weighting.weightSum) else {
+            return CorrelatedFrame(delay: .none, spectra: spectra)
+        }
+        let K = searchLag
+        let peak = integerPeak(c)
+        guard peak.value > 0, peak.value.isFinite else { return CorrelatedFrame(delay: .none, spectra: spectra) }
+        let significance = significance(of: peak.value, in: c)
+        let prominence = prominence(of: peak, in: c)
+        let pinned = abs(peak.lag) == K
+        let lag = pinned
+            ? Double(peak.lag)
+            : refine(integerLag: peak.lag, correlation: c, spectrum: whitened.baseAddress, bins: 1..<(fftSize / 2))
+        let confidence = ConfidenceMapping.edgeRule(
+            ConfidenceMapping.correlation(significance: significance, peakHeight: peak.value)
+                * ConfidenceMapping.prominence(prominence),
+            lag: lag, pinned: pinned, maximumLag: maxLagSamples, searchLag: K)
+        let powerSum = weighting.powerSum
+        let frameConsistency = averagedFrames >= 4 && powerSum > 0 && powerSum.isFinite
+            ? weighting.consistentPower / powerSum : 0
+        if confidence >= ConfidenceMapping.confidentToAlignWindow { windowOffset = Int(lag.rounded()) }
+        let delay = TimeDelayEstimate(
+            lagSamples: lag, peakHeight: min(peak.value, 1), significance: significance,
+            prominence: prominence, pinnedAtEdge: pinned, consistency: frameConsistency, confidence: confidence)
+        return CorrelatedFrame(delay: delay, spectra: spectra)
+    }
+
+    /// The view of this estimator's buffers for the current frame.
+    private var currentSpectra: FrameSpectra {
+        FrameSpectra(
+            fftSize: fftSize, frameLength: frameLength, left: UnsafePointer(leftSpectrum.baseAddress),
+            right: UnsafePointer(rightSpectrum.baseAddress), whitened: UnsafePointer(whitened.baseAddress),
+            binCoherence: UnsafePointer(binCoherence.baseAddress), frameNumber: frameNumber)
+    }
+
+    /// Traps unless `spectra` is the view of this estimator's current frame.
+    func checkCurrent(_ spectra: FrameSpectra) {
+        precondition(
+            spectra.frameNumber == frameNumber && spectra.whitened == UnsafePointer(whitened.baseAddress),
+            "the spectra are not this estimator's current frame")
+    }
+
+    // MARK: - Steps of `estimate`
+
+    /// Windows both channels and transforms them into `leftSpectrum` and `rightSpectrum`.
+    ///
+    /// The zero padding past `frameLength` stays zero from `init`. The right channel's window
+    /// is shifted by the expected delay (``windowOffset``), so that a sound starting or
+    /// stopping inside the frame is weighted alike in both channels and the window does not
+    /// bias the lag.
+    private func transform(left: UnsafeBufferPointer<Float>, right: UnsafeBufferPointer<Float>) {
         let offset = windowOffset
         window.withUnsafeBufferPointer { w in
             for i in 0..<frameLength {
@@ -223,8 +286,12 @@ package final class GCCPHAT {
         }
         fft.forward(leftTime.baseAddress, leftSpectrum.baseAddress)
         fft.forward(rightTime.baseAddress, rightSpectrum.baseAddress)
+    }
 
-        // Cross-spectrum conj(L)·R, its mean magnitude for the PHAT guard.
+    /// Writes the cross-spectrum `conj(L)·R` into `whitened` (bins between DC and Nyquist).
+    /// - Returns: `Σ|C[k]|`, for the guard of the phase transform.
+    private func formCrossSpectrum() -> Float {
+        let bins = fftSize / 2 + 1
         let l = leftSpectrum.baseAddress, r = rightSpectrum.baseAddress, g = whitened.baseAddress
         var magnitudeSum: Float = 0
         for k in 1..<(bins - 1) {
@@ -235,19 +302,36 @@ package final class GCCPHAT {
             g[2 * k + 1] = ci
             magnitudeSum += (cr * cr + ci * ci).squareRoot()
         }
-        guard magnitudeSum > 0, magnitudeSum.isFinite else { return .none }
-        let epsilon = max(1e-6 * magnitudeSum / Float(bins - 2), Float.leastNormalMagnitude)
-        let beta = weightingExponent
+        return magnitudeSum
+    }
+
+    /// Sums gathered while weighting the bins.
+    private struct BinWeighting {
+        /// `Σ|C[k]|·scaleₖ`: the normalisation of the correlation.
+        var weightSum: Float = 0
+        /// `Σₖ Pₖ·cos(arg Cₖ − arg ⟨C⟩ₖ)`, the numerator of the phase consistency.
+        var consistentPower: Float = 0
+        /// `Σₖ Pₖ`, its denominator.
+        var powerSum: Float = 0
+    }
+
+    /// Whitens the cross-spectrum in `whitened` in place (phase transform and coherence
+    /// weighting, see the type's notes), updates the spectral averages and `binCoherence`, and
+    /// zeroes DC and Nyquist.
+    /// - Parameter epsilon: the smallest magnitude a bin is divided by.
+    private func weightBins(epsilon: Float) -> BinWeighting {
+        let bins = fftSize / 2 + 1
+        let l = leftSpectrum.baseAddress, r = rightSpectrum.baseAddress, g = whitened.baseAddress
         let a = averagedFrames == 0 ? 1 : coherenceSmoothing
         let useCoherence = coherenceSmoothing > 0
         let pl = averageLeftPower.baseAddress, pr = averageRightPower.baseAddress, pc = averageCross.baseAddress
         let bc = binCoherence.baseAddress
         let dg = diffuseCoherenceSquared.baseAddress, ds = diffuseScale.baseAddress
-        var weightSum: Float = 0, consistentPower: Float = 0, powerSum: Float = 0
+        var sums = BinWeighting()
         for k in 1..<(bins - 1) {
             let cr = g[2 * k], ci = g[2 * k + 1]
             let magnitude = max((cr * cr + ci * ci).squareRoot(), epsilon)
-            var scale = beta == 1 ? 1 / magnitude : powf(magnitude, -beta)
+            var scale = 1 / magnitude
             if useCoherence {
                 // Magnitude-squared coherence over recent frames, γ² = |⟨C⟩|² / (⟨|L|²⟩·⟨|R|²⟩),
                 // weights each bin by γ²/(1 − γ²) (the maximum-likelihood weighting), capped.
@@ -257,9 +341,9 @@ package final class GCCPHAT {
                 let previousMagnitude = (pc[2 * k] * pc[2 * k] + pc[2 * k + 1] * pc[2 * k + 1]).squareRoot()
                 if previousMagnitude > 0 {
                     let agreement = (cr * pc[2 * k] + ci * pc[2 * k + 1]) / (magnitude * previousMagnitude)
-                    consistentPower += agreement * (ll + rr)
+                    sums.consistentPower += agreement * (ll + rr)
                 }
-                powerSum += ll + rr
+                sums.powerSum += ll + rr
                 pl[k] += a * (ll - pl[k])
                 pr[k] += a * (rr - pr[k])
                 pc[2 * k] += a * (cr - pc[2 * k])
@@ -276,38 +360,54 @@ package final class GCCPHAT {
             }
             g[2 * k] = cr * scale
             g[2 * k + 1] = ci * scale
-            weightSum += (cr * cr + ci * ci).squareRoot() * scale
+            sums.weightSum += (cr * cr + ci * ci).squareRoot() * scale
         }
-        averagedFrames += 1
         g[0] = 0; g[1] = 0; g[2 * (bins - 1)] = 0; g[2 * (bins - 1) + 1] = 0
+        return sums
+    }
 
-        inverseScratch.baseAddress.update(from: g, count: 2 * bins)
+    /// Transforms `whitened` back into `correlation`, normalised so that a pure delay peaks at 1.
+    /// - Parameter weightSum: `Σ|G[k]|`.
+    /// - Returns: the correlation, or nil when `weightSum` is 0 or not finite.
+    private func correlate(weightSum: Float) -> UnsafeMutablePointer<Float>? {
+        let n = fftSize
+        inverseScratch.baseAddress.update(from: whitened.baseAddress, count: 2 * (n / 2 + 1))
         fft.inverse(inverseScratch.baseAddress, correlation.baseAddress)
         // Normalise: a pure delay gives 2·Σ|G[k]| at the peak.
-        guard weightSum > 0, weightSum.isFinite else { return .none }
+        guard weightSum > 0, weightSum.isFinite else { return nil }
         let norm = 1 / (2 * weightSum)
         let c = correlation.baseAddress
         for i in 0..<n { c[i] *= norm }
+        return c
+    }
 
-        // Integer peak within ±searchLag.
-        let K = searchLag
+    /// The highest value of the correlation `c` within ±``searchLag`` and its integer lag (the
+    /// first of equal values, from −``searchLag`` up).
+    private func integerPeak(_ c: UnsafeMutablePointer<Float>) -> (lag: Int, value: Float) {
+        let n = fftSize, K = searchLag
         var bestLag = 0
         var best = -Float.infinity
         for lag in -K...K {
             let v = c[(lag + n) % n]
             if v > best { best = v; bestLag = lag }
         }
-        guard best > 0, best.isFinite else { return .none }
+        return (bestLag, best)
+    }
 
-        // Background: RMS of the correlation outside the window.
+    /// Peak over the RMS of the correlation outside the lag window (10⁶ when that is 0).
+    private func significance(of peak: Float, in c: UnsafeMutablePointer<Float>) -> Float {
+        let n = fftSize, K = searchLag
         var backgroundSum: Float = 0
         for i in (K + 1)..<(n - K) { backgroundSum += c[i] * c[i] }
         let background = (backgroundSum / Float(n - 2 * K - 1)).squareRoot()
-        let significance = background > 0 ? best / background : Float(1e6)
+        return background > 0 ? peak / background : Float(1e6)
+    }
 
-        // Prominence against the highest other local maximum in the window.
+    /// `1 − second / peak`, 0…1, with `second` the highest other local maximum in the window.
+    private func prominence(of peak: (lag: Int, value: Float), in c: UnsafeMutablePointer<Float>) -> Float {
+        let n = fftSize, K = searchLag
         var second: Float = 0
-        for lag in -K...K where lag != bestLag {
+        for lag in -K...K where lag != peak.lag {
             let v = c[(lag + n) % n]
             let previous = lag > -K ? c[(lag - 1 + n) % n] : -Float.infinity
             let next = lag < K ? c[(lag + 1 + n) % n] : -Float.infinity
@@ -317,22 +417,7 @@ package final class GCCPHAT {
                 second = v
             }
         }
-        let prominence = max(0, min(1, 1 - second / best))
-
-        let pinned = abs(bestLag) == K
-        let lag = pinned ? Double(bestLag) : refine(integerLag: bestLag, correlation: c, spectrum: g, bins: 1..<(bins - 1))
-
-        var confidence = clamp((significance - 4) / 6) * clamp(best / 0.15) * clamp(prominence / 0.5)
-        if pinned {
-            confidence = 0
-        } else if abs(lag) > maxLagSamples {
-            confidence *= Float(clamp01((Double(K) - abs(lag)) / (Double(K) - maxLagSamples)))
-        }
-        let frameConsistency = averagedFrames >= 4 && powerSum > 0 && powerSum.isFinite ? consistentPower / powerSum : 0
-        if confidence >= 0.5 { windowOffset = Int(lag.rounded()) }
-        return TimeDelayEstimate(
-            lagSamples: lag, peakHeight: min(best, 1), significance: significance,
-            prominence: prominence, pinnedAtEdge: pinned, consistency: frameConsistency, confidence: confidence)
+        return max(0, min(1, 1 - second / peak.value))
     }
 
     /// Newton refinement of the peak of `r(τ) = Σₖ wₖ·Re(G[k]·e^(iωₖτ))` around an integer lag.
@@ -380,6 +465,3 @@ package final class GCCPHAT {
         return abs(tau - Double(integerLag)) <= 1 ? tau : start
     }
 }
-
-@inline(__always) func clamp(_ x: Float) -> Float { max(0, min(1, x)) }
-@inline(__always) func clamp01(_ x: Double) -> Double { max(0, min(1, x)) }

@@ -35,8 +35,9 @@ public struct SegmentSummarizer: Sendable {
     /// A confident frame after a pause that is further than this from the mean of the last few
     /// confident frames, degrees, starts a new segment (default 20°).
     public var jump: Double
-    /// Frames at least this confident count for the median and spread.
-    public static let minimumConfidence = 0.2
+    /// Frames at least this confident count for the median and spread (the engine's threshold
+    /// for a confident frame, as for the tracker and calibration).
+    public static let minimumConfidence = ConfidenceMapping.confident
 
     private var start: Double?
     private var end = 0.0

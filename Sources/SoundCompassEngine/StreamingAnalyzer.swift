@@ -40,10 +40,6 @@ public final class StreamingAnalyzer {
     /// while the analysis runs.
     public let orientation: YawTimeline?
 
-    /// The broadband estimate behind the most recent record, with every cue as measured (no
-    /// profile offset removed); `nil` before the first frame. Calibration reads it.
-    package private(set) var lastEstimate: FrameEstimate?
-
     /// Number of frames analysed so far.
     public private(set) var framesAnalyzed = 0
     /// Number of samples (per channel) taken in so far.
@@ -63,7 +59,7 @@ public final class StreamingAnalyzer {
         self.configuration = configuration
         self.estimator = DirectionEstimator(configuration: configuration)
         self.subbands = SubbandEstimator(
-            bands: configuration.usableBands, configuration: configuration, fftSize: estimator.gccPhat.fftSize)
+            bands: configuration.usableBands, configuration: configuration, gccPhat: estimator.gccPhat)
         self.left = AlignedFloats(count: configuration.frameLength)
         self.right = AlignedFloats(count: configuration.frameLength)
         self.activity = ActivityDetector(configuration: configuration.activity, hopDuration: configuration.hopDuration)
@@ -91,7 +87,6 @@ public final class StreamingAnalyzer {
         frontBack.reset()
         previousYaw = nil
         shifting = false
-        lastEstimate = nil
     }
 
     /// Takes in a block of samples and emits the record of every frame it completes; the
@@ -104,6 +99,21 @@ public final class StreamingAnalyzer {
     package func process<E: Error>(
         left newLeft: UnsafeBufferPointer<Float>, right newRight: UnsafeBufferPointer<Float>,
         emit: (AnalysisRecord) throws(E) -> Void
+    ) throws(E) {
+        try process(left: newLeft, right: newRight) { (record, _) throws(E) in try emit(record) }
+    }
+
+    /// Takes in a block of samples like ``process(left:right:emit:)``, and also hands `emit`
+    /// each frame's broadband estimate, with every cue as measured (no profile offset
+    /// removed): what a calibration fits. Never allocates.
+    /// - Parameters:
+    ///   - left: left-channel samples (linear full scale, ±1 = 0 dBFS).
+    ///   - right: right-channel samples (the same count as `left`).
+    ///   - emit: called once per completed frame, in order, with the frame's record and the
+    ///     broadband estimate behind it.
+    package func process<E: Error>(
+        left newLeft: UnsafeBufferPointer<Float>, right newRight: UnsafeBufferPointer<Float>,
+        emitWithEstimate emit: (AnalysisRecord, FrameEstimate) throws(E) -> Void
     ) throws(E) {
         precondition(newLeft.count == newRight.count, "channel blocks differ in length")
         let frameLength = configuration.frameLength
@@ -122,7 +132,8 @@ public final class StreamingAnalyzer {
             index += take
             samplesProcessed += take
             if filled == frameLength {
-                try emit(analyzeFrame())
+                let (record, estimate) = analyzeFrame()
+                try emit(record, estimate)
                 // Keep the overlap for the next frame.
                 let keep = frameLength - hop
                 if keep > 0 {
@@ -143,12 +154,13 @@ public final class StreamingAnalyzer {
         return 0
     }
 
-    private func analyzeFrame() -> AnalysisRecord {
+    /// Analyses the frame in the buffers.
+    /// - Returns: the frame's record and the broadband estimate behind it.
+    private func analyzeFrame() -> (AnalysisRecord, FrameEstimate) {
         let config = configuration
-        let estimate = estimator.estimate(
+        let (estimate, spectra) = estimator.estimate(
             left: UnsafeBufferPointer(start: left.baseAddress, count: config.frameLength),
             right: UnsafeBufferPointer(start: right.baseAddress, count: config.frameLength))
-        lastEstimate = estimate
         record.frame = framesAnalyzed
         record.time = (Double(frameStartSample) + Double(config.frameLength) / 2) / config.sampleRate
         let active = activity.update(
@@ -187,10 +199,10 @@ public final class StreamingAnalyzer {
         record.itdConfidence = estimate.timeCue.confidence
         record.ildConfidence = estimate.levelCue.confidence
         record.dominantHz = active ? estimate.dominantFrequency : 0
-        subbands.estimate(gccPhat: estimator.gccPhat, broadband: estimate, active: active, into: &record.bands)
+        subbands.estimate(spectra: spectra, broadband: estimate, active: active, into: &record.bands)
         resolveFrontBack(yaw: yaw)
         framesAnalyzed += 1
-        return record
+        return (record, estimate)
     }
 
     /// With an IMU: the frame's yaw, front/back and the world bearing.

@@ -9,7 +9,7 @@ import Musl
 /// Each band has a pair of biquads (RBJ cookbook high-pass and low-pass at the band edges,
 /// TDF-II, see `BandFilterBank`) on both channels, run on the stream as it arrives; per frame
 /// it gives the band's level (dBFS) and level difference. The band's time difference is GCC-PHAT restricted to the band's bins of
-/// the frame's weighted cross-spectrum (``GCCPHAT/estimateBand(firstBin:lastBin:prior:)``),
+/// the frame's weighted cross-spectrum (``GCCPHAT/estimateBand(_:firstBin:lastBin:prior:)``),
 /// with the broadband lag as a prior for bands above the spatial-aliasing limit. The two cues
 /// are fused by the array model as for the broadband estimate; a band quieter than the silence
 /// gate, or in an inactive frame, has no confidence.
@@ -19,6 +19,8 @@ package final class SubbandEstimator {
     /// The bands analysed (already limited to 0.45·fs).
     package let bands: [BandSpec]
     private let bank: BandFilterBank
+    /// The broadband estimator whose frames' spectra the bands' time differences come from.
+    private let gccPhat: GCCPHAT
     private let configuration: AnalysisConfiguration
     private let binRanges: [(first: Int, last: Int)]
     /// Bands whose upper edge is above the spatial-aliasing limit `1/(2·maxDelay)`.
@@ -27,9 +29,13 @@ package final class SubbandEstimator {
     /// - Parameters:
     ///   - bands: the bands; those above 0.45·fs must already be dropped.
     ///   - configuration: the analysis settings.
-    ///   - fftSize: the GCC-PHAT FFT size, for the bands' bin ranges.
-    init(bands: [BandSpec], configuration: AnalysisConfiguration, fftSize: Int) {
+    ///   - gccPhat: the broadband time-difference estimator whose frames' spectra
+    ///     ``estimate(spectra:broadband:active:into:)`` is given (its FFT size sets the bands'
+    ///     bin ranges).
+    init(bands: [BandSpec], configuration: AnalysisConfiguration, gccPhat: GCCPHAT) {
         let fs = configuration.sampleRate
+        let fftSize = gccPhat.fftSize
+        self.gccPhat = gccPhat
         self.bands = bands
         self.configuration = configuration
         self.bank = BandFilterBank(bands: bands, sampleRate: fs, frameLength: configuration.frameLength)
@@ -53,16 +59,17 @@ package final class SubbandEstimator {
 
     /// Fills `records` (one per band, in order) for the current frame.
     /// - Parameters:
-    ///   - gccPhat: the broadband estimator, right after its `estimate` for this frame.
+    ///   - spectra: this frame's spectra, from the broadband estimate of this frame by the
+    ///     estimator given at `init`.
     ///   - broadband: this frame's broadband estimate.
     ///   - active: whether the frame is active; an inactive frame's bands get no confidence
     ///     and no loudest band.
     ///   - records: `bands.count` records, updated in place.
-    func estimate(gccPhat: GCCPHAT, broadband: FrameEstimate, active: Bool, into records: inout [BandRecord]) {
+    func estimate(spectra: FrameSpectra, broadband: FrameEstimate, active: Bool, into records: inout [BandRecord]) {
         let config = configuration
         let model = config.array
         let fs = config.sampleRate
-        let prior = broadband.timeCue.confidence >= 0.3 ? broadband.delay.lagSamples : nil
+        let prior = broadband.timeCue.confidence >= ConfidenceMapping.confidentToGuide ? broadband.delay.lagSamples : nil
         var loudest: Int?
         var loudestLevel = -Double.infinity
         for i in bands.indices {
@@ -70,14 +77,14 @@ package final class SubbandEstimator {
             let levels = bank.levels(i)
             let level = levels.levelDBFS
             let delay = gccPhat.estimateBand(
-                firstBin: binRanges[i].first, lastBin: binRanges[i].last, prior: aliased[i] ? prior : nil)
+                spectra, firstBin: binRanges[i].first, lastBin: binRanges[i].last, prior: aliased[i] ? prior : nil)
             let timeCue = Cue(lateral: model.lateral(delay: delay.lagSamples / fs), confidence: Double(delay.confidence))
             var levelConfidence = 0.0
             let usesLevel = model.kind == .coincident
                 || (model.kind == .binaural && band.low >= DirectionEstimator.highFrequencyEdge)
             if usesLevel {
-                let loudness = clamp01((level - config.silenceGateDBFS) / 10)
-                levelConfidence = loudness * Double(clamp((delay.coherence - 0.5) / 0.4))
+                let loudness = ConfidenceMapping.loudness(levelDBFS: level, gateDBFS: config.silenceGateDBFS)
+                levelConfidence = loudness * Double(ConfidenceMapping.coherence(delay.coherence))
             }
             let levelCue = Cue(
                 lateral: model.lateral(leftRMS: levels.leftRMS, rightRMS: levels.rightRMS, highFrequencyILD: levels.ildDecibels),

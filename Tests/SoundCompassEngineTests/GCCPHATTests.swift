@@ -16,7 +16,7 @@ struct GCCPHATTests {
     func recoversFractionalDelay(delay: Double) {
         let (l, r) = Self.pair(delay: delay)
         let gcc = GCCPHAT(frameLength: 2048, maxLagSamples: 21)
-        let estimate = l.withUnsafeBufferPointer { lp in r.withUnsafeBufferPointer { rp in gcc.estimate(left: lp, right: rp) } }
+        let estimate = l.withUnsafeBufferPointer { lp in r.withUnsafeBufferPointer { rp in gcc.estimate(left: lp, right: rp).delay } }
         #expect(abs(estimate.lagSamples - delay) < 0.02, "lag \(estimate.lagSamples) for true \(delay)")
         #expect(estimate.confidence > 0.9)
         #expect(estimate.peakHeight > 0.5)
@@ -29,7 +29,7 @@ struct GCCPHATTests {
         let copies = FractionalDelay.exact(source, delays: [0, 27])
         let l = Array(copies[0][256..<2304]).map(Float.init), r = Array(copies[1][256..<2304]).map(Float.init)
         let gcc = GCCPHAT(frameLength: 2048, maxLagSamples: 21)
-        let estimate = l.withUnsafeBufferPointer { lp in r.withUnsafeBufferPointer { rp in gcc.estimate(left: lp, right: rp) } }
+        let estimate = l.withUnsafeBufferPointer { lp in r.withUnsafeBufferPointer { rp in gcc.estimate(left: lp, right: rp).delay } }
         #expect(estimate.pinnedAtEdge)
         #expect(estimate.lagSamples == 23)
         #expect(estimate.confidence == 0)
@@ -39,7 +39,7 @@ struct GCCPHATTests {
     func silence() {
         let zeros = [Float](repeating: 0, count: 1024)
         let gcc = GCCPHAT(frameLength: 1024, maxLagSamples: 10)
-        let estimate = zeros.withUnsafeBufferPointer { gcc.estimate(left: $0, right: $0) }
+        let estimate = zeros.withUnsafeBufferPointer { gcc.estimate(left: $0, right: $0).delay }
         #expect(estimate == .none)
     }
 
@@ -79,7 +79,7 @@ struct DiffuseFieldTests {
                 signal.right.withUnsafeBufferPointer { r in
                     gcc.estimate(
                         left: UnsafeBufferPointer(rebasing: l[start..<(start + 512)]),
-                        right: UnsafeBufferPointer(rebasing: r[start..<(start + 512)]))
+                        right: UnsafeBufferPointer(rebasing: r[start..<(start + 512)])).delay
                 }
             }
             if start >= 2560 { azimuths.append(asin(max(-1, min(1, -e.lagSamples / maxLag))) * 180 / Double.pi) }

@@ -46,17 +46,17 @@ public enum Calibrator {
         var measurement = Measurement(observations: [], frames: 0, activeFrames: 0, before: AzimuthErrors())
         try source.forEachBlock(progress: progress) { left, right in
             nominal.process(left: left, right: right) { measurement.before.add($0, truth: truth) }
-            measuring.process(left: left, right: right) { record in
+            measuring.process(left: left, right: right, emitWithEstimate: { record, estimate in
                 measurement.frames += 1
                 guard record.active else { return }
                 measurement.activeFrames += 1
-                guard let azimuth = truth.azimuth(at: record.time), let estimate = measuring.lastEstimate else { return }
+                guard let azimuth = truth.azimuth(at: record.time) else { return }
                 measurement.observations.append(CalibrationObservation(
                     time: record.time, truthAzimuth: azimuth,
                     delay: estimate.delay.lagSamples / configuration.sampleRate,
                     ildDecibels: estimate.levels.ildDecibels, highFrequencyILD: estimate.highFrequencyILD,
                     weight: record.confidence))
-            }
+            })
         }
         return measurement
     }

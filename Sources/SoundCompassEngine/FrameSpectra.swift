@@ -1,0 +1,83 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A borrowed view of one frame's spectra, as ``GCCPHAT/estimate(left:right:)`` computed them:
+/// the windowed spectra of both channels, the weighted cross-spectrum and the bins' coherence.
+///
+/// Everything that works on a frame's spectra (the band-limited time differences, the
+/// high-frequency level difference, the dominant frequency) takes this view as a parameter, so
+/// the frame they work on is the one passed, not whatever the estimator last computed.
+///
+/// The view borrows the estimator's buffers: it is valid until the estimator's next
+/// `estimate`, which overwrites them. ``GCCPHAT/estimateBand(_:firstBin:lastBin:prior:)``
+/// checks that it is given the current frame's view; keep the view no longer than the frame.
+///
+/// After a frame that gave no estimate (digital silence), `whitened` and `binCoherence` still
+/// hold the previous frame's values (the estimator stopped before it reached them).
+package struct FrameSpectra {
+    /// FFT size `N` in samples; the spectra have `N/2 + 1` bins.
+    package let fftSize: Int
+    /// Frame length in samples (the windowed part of the `N` samples).
+    package let frameLength: Int
+    /// Windowed spectrum of the left channel, interleaved complex, `N/2 + 1` bins.
+    let left: UnsafePointer<Float>
+    /// Windowed spectrum of the right channel, interleaved complex, `N/2 + 1` bins.
+    let right: UnsafePointer<Float>
+    /// The weighted cross-spectrum `G[k]` (see ``GCCPHAT``), interleaved complex; DC and
+    /// Nyquist are 0.
+    let whitened: UnsafePointer<Float>
+    /// Coherence of each bin over recent frames in excess of the diffuse field's, 0…1
+    /// (1 without coherence weighting).
+    let binCoherence: UnsafePointer<Float>
+    /// Number of the estimator's frame this view belongs to.
+    let frameNumber: Int
+
+    /// `|L[k]|² + |R[k]|²`: the power of bin `k` in both channels.
+    @inline(__always)
+    func power(_ k: Int) -> Float {
+        left[2 * k] * left[2 * k] + left[2 * k + 1] * left[2 * k + 1]
+            + right[2 * k] * right[2 * k] + right[2 * k + 1] * right[2 * k + 1]
+    }
+
+    /// The strongest frequency of the frame: the peak of `|L|² + |R|²` over the bins between DC
+    /// and Nyquist, refined by a parabola through the log powers of the peak bin and its
+    /// neighbours (exact for a Gaussian-shaped peak, within a few per cent of a bin for the Hann
+    /// window's main lobe).
+    /// - Parameter sampleRate: Hz.
+    /// - Returns: the frequency in Hz, 0 for a silent frame.
+    package func dominantFrequency(sampleRate: Double) -> Double {
+        let n = fftSize
+        var best = 1
+        var bestPower: Float = 0
+        for k in 1..<(n / 2) {
+            let p = power(k)
+            if p > bestPower { bestPower = p; best = k }
+        }
+        guard bestPower > 0, bestPower.isFinite else { return 0 }
+        let a = Double(log(max(power(best - 1), .leastNormalMagnitude)))
+        let b = Double(log(bestPower))
+        let c = Double(log(max(power(best + 1), .leastNormalMagnitude)))
+        let denominator = a - 2 * b + c
+        let offset = denominator < 0 ? max(-0.5, min(0.5, 0.5 * (a - c) / denominator)) : 0
+        return (Double(best) + offset) * sampleRate / Double(n)
+    }
+
+    /// Level difference, right minus left, of the windowed spectra from bin `firstBin` up to
+    /// Nyquist, in dB (with the −160 dB floor of ``ChannelLevels``).
+    /// - Parameter firstBin: lowest bin counted, `1…N/2`.
+    /// - Returns: the level difference in dB, 0 when a sum overflows.
+    package func levelDifferenceDecibels(fromBin firstBin: Int) -> Double {
+        var sumL: Float = 0, sumR: Float = 0
+        for k in firstBin...(fftSize / 2) {
+            sumL += left[2 * k] * left[2 * k] + left[2 * k + 1] * left[2 * k + 1]
+            sumR += right[2 * k] * right[2 * k] + right[2 * k + 1] * right[2 * k + 1]
+        }
+        guard sumL.isFinite, sumR.isFinite else { return 0 }
+        // Scale to a per-sample power so the −160 dB floor means the same as for RMS.
+        let scale = 1 / Double(fftSize * frameLength)
+        return decibelRatio(Double(sumR) * scale, Double(sumL) * scale)
+    }
+}
