@@ -42,7 +42,7 @@ public final class LineSink {
 
     /// True when `a` and `b` name the same existing file (same device and inode), so that
     /// writing one would destroy the other.
-    public static func isSameFile(_ a: String, _ b: String) -> Bool {
+    package static func isSameFile(_ a: String, _ b: String) -> Bool {
         var sa = stat(), sb = stat()
         guard stat(a, &sa) == 0, stat(b, &sb) == 0 else { return false }
         return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino

@@ -5,9 +5,9 @@ import Musl
 #endif
 
 /// The system's monotonic clock.
-public enum MonotonicClock {
+package enum MonotonicClock {
     /// Nanoseconds since an arbitrary fixed point; never goes backwards.
-    public static func now() -> UInt64 {
+    package static func now() -> UInt64 {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)

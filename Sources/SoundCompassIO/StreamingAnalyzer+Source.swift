@@ -31,7 +31,7 @@ extension StereoSource {
     ///   - progress: called after every block with the frames read so far.
     ///   - body: takes the left and right samples of one block (valid during the call only).
     /// - Throws: what the source or `body` throws.
-    public func forEachBlock(
+    package func forEachBlock(
         blockFrames: Int = 4096, progress: ((Int) -> Void)? = nil,
         _ body: (UnsafeBufferPointer<Float>, UnsafeBufferPointer<Float>) throws -> Void
     ) throws {

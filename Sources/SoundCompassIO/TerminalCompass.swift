@@ -22,17 +22,17 @@ import Musl
 ///
 /// ``update(_:)`` keeps what the next drawing needs in preallocated storage and ``draw(status:)``
 /// renders into a reused byte buffer, so neither allocates once the first drawing is done.
-public final class TerminalCompass {
+package final class TerminalCompass {
     /// Figures for the status line.
-    public struct Status: Sendable {
+    package struct Status: Sendable {
         /// Stream time, seconds.
-        public var streamSeconds: Double
+        package var streamSeconds: Double
         /// Records so far.
-        public var frames: Int
+        package var frames: Int
         /// Overruns so far.
-        public var overruns: Int
+        package var overruns: Int
 
-        public init(streamSeconds: Double, frames: Int, overruns: Int) {
+        package init(streamSeconds: Double, frames: Int, overruns: Int) {
             self.streamSeconds = streamSeconds
             self.frames = frames
             self.overruns = overruns
@@ -40,7 +40,7 @@ public final class TerminalCompass {
     }
 
     /// Lines one drawing takes.
-    public static let lineCount = 5
+    package static let lineCount = 5
     private let sink: LineSink
     private let width: Int
     private let bandInitials: [UInt8]
@@ -68,7 +68,7 @@ public final class TerminalCompass {
     ///   - sink: the terminal.
     ///   - columns: the terminal's width in columns (the drawing uses up to 100 of them).
     ///   - bandNames: the analysis's band names, in record order.
-    public init(sink: LineSink, columns: Int, bandNames: [String]) {
+    package init(sink: LineSink, columns: Int, bandNames: [String]) {
         self.sink = sink
         // One column spare: writing the last column makes some terminals wrap.
         self.width = max(40, min(columns - 1, 100))
@@ -92,7 +92,7 @@ public final class TerminalCompass {
     private var dialCells: Int { width - 7 }
 
     /// Takes in one record; keeps only what the drawing needs.
-    public func update(_ record: AnalysisRecord) {
+    package func update(_ record: AnalysisRecord) {
         active = record.active && record.confidence > 0
         if active || !hasBearing {
             azimuth = record.azimuth
@@ -110,7 +110,7 @@ public final class TerminalCompass {
 
     /// Draws the compass, replacing the previous drawing.
     /// - Throws: ``LineSink/Failure`` when the terminal cannot be written.
-    public func draw(status: Status) throws(LineSink.Failure) {
+    package func draw(status: Status) throws(LineSink.Failure) {
         line.removeAll(keepingCapacity: true)
         if drawn {
             // Back to the first line of the previous drawing.
@@ -132,7 +132,7 @@ public final class TerminalCompass {
     }
 
     /// Leaves the last drawing on screen and shows the cursor again.
-    public func finish() {
+    package func finish() {
         guard drawn else { return }
         try? sink.write(Array(Self.restoreCursor.utf8))
         drawn = false
@@ -140,7 +140,7 @@ public final class TerminalCompass {
 
     /// Bytes that show the cursor again and turn autowrap back on: for a signal handler to
     /// write if the process is stopped part-way.
-    public static let restoreCursor = "\u{1B}[?7h\u{1B}[?25h"
+    package static let restoreCursor = "\u{1B}[?7h\u{1B}[?25h"
 
     // MARK: - Lines
 

@@ -57,7 +57,7 @@ public enum PCMEncoding: String, Sendable, CaseIterable {
     ///   - rightChannel: 0-based channel written to `right`.
     ///   - left: destination for the left channel, at least `frames` long.
     ///   - right: destination for the right channel, at least `frames` long.
-    public func deinterleave(
+    package func deinterleave(
         _ source: UnsafeRawBufferPointer, frames: Int, channels: Int, leftChannel: Int, rightChannel: Int,
         left: UnsafeMutableBufferPointer<Float>, right: UnsafeMutableBufferPointer<Float>
     ) {

@@ -56,23 +56,23 @@ public struct IMUFormat: Sendable, Equatable {
 }
 
 /// Where the orientation is in an IMU log's rows.
-public enum IMUColumns: Sendable, Equatable {
+package enum IMUColumns: Sendable, Equatable {
     /// A yaw or heading column, and the time column (0-based indices).
     case yaw(time: Int, yaw: Int)
     /// Quaternion columns qw, qx, qy, qz, and the time column (0-based indices).
     case quaternion(time: Int, w: Int, x: Int, y: Int, z: Int)
 
     /// Names accepted for the time column.
-    public static let timeNames = ["time", "t", "timestamp", "seconds"]
+    package static let timeNames = ["time", "t", "timestamp", "seconds"]
     /// Names accepted for a yaw column.
-    public static let yawNames = ["yaw", "heading"]
+    package static let yawNames = ["yaw", "heading"]
     /// Names of the quaternion columns.
-    public static let quaternionNames = ["qw", "qx", "qy", "qz"]
+    package static let quaternionNames = ["qw", "qx", "qy", "qz"]
 
     /// Finds the columns in a header row: by name, case-insensitively, in any order; other
     /// columns are ignored. A yaw column wins over a quaternion.
     /// - Returns: the columns, or the problem in words.
-    public static func find(in header: [String]) -> Result<IMUColumns, IMUProblem> {
+    package static func find(in header: [String]) -> Result<IMUColumns, IMUProblem> {
         let names = header.map { name -> String in
             var n = name
             if n.unicodeScalars.first == "\u{FEFF}" { n.unicodeScalars.removeFirst() }  // UTF-8 byte-order mark

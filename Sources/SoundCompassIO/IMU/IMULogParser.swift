@@ -7,26 +7,26 @@ import CSV
 /// Text may come in pieces (a file that is still being written): pass complete lines only.
 /// Rows that cannot be used are counted and the first few kept for warnings. Line numbers are
 /// those of the file, 1-based, counting the lines inside quoted cells.
-public final class IMULogParser {
+package final class IMULogParser {
     /// The file, for messages.
-    public let path: String
+    package let path: String
     /// Units and sign.
-    public let format: IMUFormat
+    package let format: IMUFormat
     /// The columns found in the header; `nil` until the header has been read.
-    public private(set) var columns: IMUColumns?
+    package private(set) var columns: IMUColumns?
     /// The first few rows skipped (at most ``keptSkips``).
-    public private(set) var skipped: [IMUSkippedRow] = []
+    package private(set) var skipped: [IMUSkippedRow] = []
     /// Rows skipped in all.
-    public private(set) var skippedCount = 0
+    package private(set) var skippedCount = 0
     /// Data rows seen (usable or not; blank lines are not rows).
-    public private(set) var rowCount = 0
+    package private(set) var rowCount = 0
     /// Skipped rows kept for messages.
-    public static let keptSkips = 5
+    package static let keptSkips = 5
 
     /// The next line to be read, 1-based.
-    public private(set) var nextLine = 1
+    package private(set) var nextLine = 1
 
-    public init(path: String, format: IMUFormat) {
+    package init(path: String, format: IMUFormat) {
         self.path = path
         self.format = format
     }
@@ -36,7 +36,7 @@ public final class IMULogParser {
     ///   - text: whole lines (each ending in a line break, except perhaps the file's last).
     ///   - row: takes (IMU time in seconds, yaw in degrees growing clockwise, line number).
     /// - Throws: ``IMUError/badHeader(path:line:problem:)`` when the header lacks a column.
-    public func consume(_ text: String, row: (Double, Double, Int) -> Void) throws(IMUError) {
+    package func consume(_ text: String, row: (Double, Double, Int) -> Void) throws(IMUError) {
         guard !text.isEmpty else { return }
         let reader: CSVReader
         do {
@@ -67,7 +67,7 @@ public final class IMULogParser {
     }
 
     /// Records a row that cannot be used.
-    public func skip(line: Int, problem: IMUProblem) {
+    package func skip(line: Int, problem: IMUProblem) {
         skippedCount += 1
         if skipped.count < Self.keptSkips { skipped.append(IMUSkippedRow(line: line, problem: problem)) }
     }
@@ -76,7 +76,7 @@ public final class IMULogParser {
     /// the previous one is skipped with a problem.
     /// - Returns: true when the row was appended.
     @discardableResult
-    public func append(time: Double, yaw: Double, line: Int, offset: Double, to timeline: YawTimeline) -> Bool {
+    package func append(time: Double, yaw: Double, line: Int, offset: Double, to timeline: YawTimeline) -> Bool {
         switch timeline.append(time: time + offset, yaw: yaw) {
         case nil: return true
         case .notLater(let previous)?:
