@@ -93,7 +93,7 @@ struct IMUTests {
         let late = try! Self.read("time,yaw\n100,1\n160,2\n")
         #expect(throws: IMUError.self) { try late.checkOverlap(audioDuration: 8, offset: 0) }
         do { try late.checkOverlap(audioDuration: 8, offset: 0) } catch {
-            #expect(error.description == "imu.csv: lines 2–3 cover 100…160 s on the audio clock (--imu-offset 0), which misses the audio (0…8 s); set --imu-offset to the audio time of the IMU's time 0")
+            #expect(error.description == "imu.csv: lines 2–3 cover 100…160 s on the audio clock (offset 0 s), which misses the audio (0…8 s); the offset should be the audio time of the IMU's time 0")
         }
         let shifted = try! Self.read("time,yaw\n100,1\n160,2\n", IMUFormat(offset: -99))
         #expect(throws: Never.self) { try shifted.checkOverlap(audioDuration: 8, offset: -99) }
