@@ -54,7 +54,7 @@ struct IMUOptions: ParsableArguments {
 
     /// Units, sign and offset (0 when none is given).
     var format: IMUFormat {
-        IMUFormat(timeUnit: imuTimeUnit, yawUnit: imuYawUnit, yawSign: imuYawSign.value, offset: imuOffset ?? 0)
+        IMUFormat(timeUnit: imuTimeUnit, yawUnit: imuYawUnit, yawSign: imuYawSign.value, offsetSeconds: imuOffset ?? 0)
     }
 
     /// The whole log, for a recording (read and checked when the session opens).

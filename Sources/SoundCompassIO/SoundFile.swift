@@ -41,7 +41,7 @@ final class SoundFile {
         if size == 0 { throw .empty(path: path) }
         var info = SF_INFO()
         guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
-            throw .unrecognised(path: path, reason: lastErrorMessage(nil))
+            throw .unrecognized(path: path, reason: lastErrorMessage(nil))
         }
         return SoundFile(handle: handle, path: path, info: info)
     }

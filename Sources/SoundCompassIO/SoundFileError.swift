@@ -14,7 +14,7 @@ public enum SoundFileError: Error, Equatable, CustomStringConvertible {
     /// The file is 0 bytes long.
     case empty(path: String)
     /// libsndfile does not recognise the contents; `reason` is its own message.
-    case unrecognised(path: String, reason: String)
+    case unrecognized(path: String, reason: String)
     /// The file holds a header but no audio frames.
     case noAudio(path: String)
     /// The file has fewer than two channels.
@@ -37,7 +37,7 @@ public enum SoundFileError: Error, Equatable, CustomStringConvertible {
     /// The file the error is about.
     public var path: String {
         switch self {
-        case .notFound(let p), .unreadable(let p, _), .empty(let p), .unrecognised(let p, _), .noAudio(let p),
+        case .notFound(let p), .unreadable(let p, _), .empty(let p), .unrecognized(let p, _), .noAudio(let p),
             .tooFewChannels(let p, _), .channelOutOfRange(let p, _, _), .sameChannelTwice(let p, _),
             .sampleRateTooLow(let p, _), .sampleRateTooHigh(let p, _), .readFailed(let p, _),
             .cannotCreate(let p, _), .writeFailed(let p, _):
@@ -51,7 +51,7 @@ public enum SoundFileError: Error, Equatable, CustomStringConvertible {
         case .notFound: "no such file"
         case .unreadable(_, let reason): "cannot be read: \(reason)"
         case .empty: "file is empty (0 bytes)"
-        case .unrecognised(_, let reason): "not a sound file libsndfile can read (\(reason))"
+        case .unrecognized(_, let reason): "not a sound file libsndfile can read (\(reason))"
         case .noAudio: "holds no audio frames"
         case .tooFewChannels(_, let n):
             "has \(n) channel\(n == 1 ? "" : "s"); a stereo pair needs at least 2"

@@ -135,7 +135,7 @@ struct FrontBackTests {
         for bearing in [-45.0, 135.0] {
             let listener = Self.listener(bearing: bearing, start: 2.5)
             let records = try Self.run(
-                listener, log: .init(start: 2), format: IMUFormat(offset: 2))
+                listener, log: .init(start: 2), format: IMUFormat(offsetSeconds: 2))
             #expect(records.filter { $0.time < 1.5 }.allSatisfy { $0.yaw == nil })
             let outcome = FrontBackOutcome(records: records, listener: listener, rotationStart: 2.5, bearing: bearing)
             print("offset 2 s, bearing \(bearing)°: \(outcome)")

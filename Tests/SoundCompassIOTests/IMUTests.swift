@@ -29,7 +29,7 @@ struct IMUTests {
 
     @Test("Units, sign and offset put IMU rows on the audio clock in degrees clockwise")
     func units() throws {
-        let rad = try Self.read("t,yaw\n1000,0.5\n2000,-0.5\n", IMUFormat(timeUnit: .ms, yawUnit: .rad, yawSign: -1, offset: 2))
+        let rad = try Self.read("t,yaw\n1000,0.5\n2000,-0.5\n", IMUFormat(timeUnit: .ms, yawUnit: .rad, yawSign: -1, offsetSeconds: 2))
         #expect(rad.timeline.samples[0].time == 3)
         #expect(rad.timeline.samples[1].time == 4)
         #expect(abs(rad.timeline.samples[0].yaw - -0.5 * 180 / Double.pi) < 1e-9)
@@ -95,7 +95,7 @@ struct IMUTests {
         do { try late.checkOverlap(audioDuration: 8, offset: 0) } catch {
             #expect(error.description == "imu.csv: lines 2–3 cover 100…160 s on the audio clock (offset 0 s), which misses the audio (0…8 s); the offset should be the audio time of the IMU's time 0")
         }
-        let shifted = try! Self.read("time,yaw\n100,1\n160,2\n", IMUFormat(offset: -99))
+        let shifted = try! Self.read("time,yaw\n100,1\n160,2\n", IMUFormat(offsetSeconds: -99))
         #expect(throws: Never.self) { try shifted.checkOverlap(audioDuration: 8, offset: -99) }
         #expect(throws: IMUError.notFound(path: "/nonexistent/imu.csv")) {
             try IMULog(path: "/nonexistent/imu.csv", format: IMUFormat())

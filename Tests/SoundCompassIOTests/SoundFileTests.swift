@@ -90,7 +90,7 @@ struct SoundFileTests {
                 _ = try SoundFileReader(path: path)
                 Issue.record("\(path) opened")
             } catch {
-                guard case .unrecognised(let p, let reason) = error else { Issue.record("\(error)"); continue }
+                guard case .unrecognized(let p, let reason) = error else { Issue.record("\(error)"); continue }
                 #expect(p == path && !reason.isEmpty && !reason.contains("\n"))
                 #expect(error.description.hasPrefix(path + ": "))
             }

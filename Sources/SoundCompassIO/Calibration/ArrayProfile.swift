@@ -30,13 +30,13 @@ public struct ArrayProfile: Sendable, Equatable {
     /// The recording the profile was fitted on (informational).
     public var recording: String?
     /// Median azimuth error on that recording before and after, degrees (informational).
-    public var medianErrorBefore: Double?
-    public var medianErrorAfter: Double?
+    public var medianErrorBeforeDegrees: Double?
+    public var medianErrorAfterDegrees: Double?
 
     /// A profile holding `model` (its offsets and gains), fitted at `sampleRate` Hz.
     public init(
         model: ArrayModel, sampleRate: Double, fitted: [CalibrationParameter], recording: String? = nil,
-        medianErrorBefore: Double? = nil, medianErrorAfter: Double? = nil
+        medianErrorBeforeDegrees: Double? = nil, medianErrorAfterDegrees: Double? = nil
     ) {
         array = model.kind
         spacing = model.kind == .binaural ? 2 * model.headRadius : model.spacing
@@ -48,8 +48,8 @@ public struct ArrayProfile: Sendable, Equatable {
         speedOfSound = model.speedOfSound
         self.fitted = fitted.map(\.rawValue)
         self.recording = recording
-        self.medianErrorBefore = medianErrorBefore
-        self.medianErrorAfter = medianErrorAfter
+        self.medianErrorBeforeDegrees = medianErrorBeforeDegrees
+        self.medianErrorAfterDegrees = medianErrorAfterDegrees
     }
 
     /// The array model this profile describes.
@@ -111,8 +111,8 @@ public struct ArrayProfile: Sendable, Equatable {
         profile.speedOfSound = c
         profile.fitted = file.fitted ?? []
         profile.recording = file.recording
-        profile.medianErrorBefore = file.median_error_before_deg
-        profile.medianErrorAfter = file.median_error_after_deg
+        profile.medianErrorBeforeDegrees = file.median_error_before_deg
+        profile.medianErrorAfterDegrees = file.median_error_after_deg
         return profile
     }
 
@@ -140,8 +140,8 @@ public struct ArrayProfile: Sendable, Equatable {
             "\"fitted\": [\(fitted.map(string).joined(separator: ", "))]",
         ]
         if let recording { lines.append("\"recording\": \(string(recording))") }
-        if let medianErrorBefore { lines.append("\"median_error_before_deg\": \(number(medianErrorBefore, 2))") }
-        if let medianErrorAfter { lines.append("\"median_error_after_deg\": \(number(medianErrorAfter, 2))") }
+        if let medianErrorBeforeDegrees { lines.append("\"median_error_before_deg\": \(number(medianErrorBeforeDegrees, 2))") }
+        if let medianErrorAfterDegrees { lines.append("\"median_error_after_deg\": \(number(medianErrorAfterDegrees, 2))") }
         return "{\n  " + lines.joined(separator: ",\n  ") + "\n}\n"
     }
 }

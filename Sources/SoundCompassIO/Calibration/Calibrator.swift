@@ -22,11 +22,11 @@ public enum Calibrator {
     /// Extra lag searched while measuring, beyond the nominal limit, seconds: half the nominal
     /// largest delay (a pair up to 1.5 × wider than its nominal spacing) plus 0.5 ms (a channel
     /// that lags by up to 24 samples at 48 kHz).
-    public static func lagMargin(for model: ArrayModel) -> Double { 0.5 * model.maximumDelay + 0.0005 }
+    package static func lagMargin(for model: ArrayModel) -> Double { 0.5 * model.maximumDelay + 0.0005 }
 
     /// The settings that measure the cues: `configuration` without the hardware offsets and
     /// with ``lagMargin(for:)``.
-    public static func measurementConfiguration(_ configuration: AnalysisConfiguration) -> AnalysisConfiguration {
+    package static func measurementConfiguration(_ configuration: AnalysisConfiguration) -> AnalysisConfiguration {
         var measuring = configuration
         measuring.array.delayOffset = 0
         measuring.array.gainOffsetDecibels = 0

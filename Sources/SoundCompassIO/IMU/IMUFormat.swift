@@ -36,15 +36,15 @@ public struct IMUFormat: Sendable, Equatable {
     /// Android's and Core Motion's count).
     public var yawSign: Double
     /// Seconds added to the IMU's time to put it on the audio clock (0 = the first audio sample):
-    /// `audio time = IMU time · unit + offset`. A logger started 2 s after the recording needs +2.
-    public var offset: Double
+    /// `audio time = IMU time · unit + offsetSeconds`. A logger started 2 s after the recording needs +2.
+    public var offsetSeconds: Double
 
-    public init(timeUnit: TimeUnit = .s, yawUnit: AngleUnit = .deg, yawSign: Double = 1, offset: Double = 0) {
+    public init(timeUnit: TimeUnit = .s, yawUnit: AngleUnit = .deg, yawSign: Double = 1, offsetSeconds: Double = 0) {
         precondition(yawSign == 1 || yawSign == -1, "yawSign is +1 or -1")
         self.timeUnit = timeUnit
         self.yawUnit = yawUnit
         self.yawSign = yawSign
-        self.offset = offset
+        self.offsetSeconds = offsetSeconds
     }
 
     /// Yaw in degrees (growing clockwise) from a quaternion `(w, x, y, z)`: the z rotation of a

@@ -41,7 +41,7 @@ public struct IMULog {
         let timeline = YawTimeline(capacity: text.utf8.reduce(0) { $1 == 10 ? $0 + 1 : $0 } + 1)
         var first = Int.max, last = 0
         try parser.consume(text) { time, yaw, line in
-            if parser.append(time: time, yaw: yaw, line: line, offset: format.offset, to: timeline) {
+            if parser.append(time: time, yaw: yaw, line: line, offset: format.offsetSeconds, to: timeline) {
                 first = min(first, line)
                 last = line
             }
@@ -68,7 +68,7 @@ public struct IMULog {
     /// - Throws: ``IMUError/noOverlap(path:firstLine:lastLine:imuStart:imuEnd:audioEnd:offset:)``.
     public func checkOverlap(audioDuration duration: Double, offset: Double) throws(IMUError) {
         let span = self.span
-        let slack = timeline.maximumGap
+        let slack = timeline.maximumGapSeconds
         if span.upperBound < -slack || span.lowerBound > duration + slack {
             throw IMUError.noOverlap(
                 path: path, firstLine: lines.lowerBound, lastLine: lines.upperBound, imuStart: span.lowerBound,

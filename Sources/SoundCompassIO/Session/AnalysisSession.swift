@@ -79,7 +79,7 @@ public final class AnalysisSession {
             let whole = try IMULog(path: path, format: format)
             for line in whole.warnings { warning(line) }
             if let frames = source.expectedFrameCount {
-                try whole.checkOverlap(audioDuration: Double(frames) / source.sampleRate, offset: format.offset)
+                try whole.checkOverlap(audioDuration: Double(frames) / source.sampleRate, offset: format.offsetSeconds)
             }
             log = whole
         case .follow(let path, let format, let offset):
@@ -146,7 +146,7 @@ public final class AnalysisSession {
     public func plotOptions(for trace: TraceSession) -> TracePlot.Options {
         TracePlot.Options(
             title: trace.name, settings: plotSettings, truth: trace.truth,
-            maximumITD: configuration.array.maximumDelay * 1e6, gateDBFS: configuration.silenceGateDBFS,
+            maximumITDMicroseconds: configuration.array.maximumDelay * 1e6, gateDBFS: configuration.silenceGateDBFS,
             bandLabels: configuration.usableBands.map { "\($0.name) \(Int($0.low))–\(Int($0.high)) Hz" },
             duration: analyzedDuration)
     }
@@ -274,7 +274,7 @@ public final class AnalysisSession {
             try input.open(channels: channels, swap: swap), configuration: corrected, truth: truth)
         let profile = ArrayProfile(
             model: fitted.array, sampleRate: configuration.sampleRate, fitted: parameters, recording: input.name,
-            medianErrorBefore: measurement.before.median, medianErrorAfter: after.median)
+            medianErrorBeforeDegrees: measurement.before.median, medianErrorAfterDegrees: after.median)
         return Calibration(fit: fitted, measurement: measurement, after: after, profile: profile)
     }
 }

@@ -20,7 +20,7 @@ public enum TracePlot {
         /// The ground truth, drawn with the error it implies.
         public var truth: TruthTrack?
         /// Physical limit of the time difference, µs (dashed lines on the ITD panel).
-        public var maximumITD: Double
+        public var maximumITDMicroseconds: Double
         /// The silence gate, dBFS (dotted on the level panel).
         public var gateDBFS: Double?
         /// Legend labels of the bands, in order (default: their names).
@@ -31,13 +31,13 @@ public enum TracePlot {
         public var width: Double
 
         public init(
-            title: String, settings: String, truth: TruthTrack? = nil, maximumITD: Double, gateDBFS: Double? = nil,
+            title: String, settings: String, truth: TruthTrack? = nil, maximumITDMicroseconds: Double, gateDBFS: Double? = nil,
             bandLabels: [String]? = nil, duration: Double? = nil, width: Double = 1200
         ) {
             self.title = title
             self.settings = settings
             self.truth = truth
-            self.maximumITD = maximumITD
+            self.maximumITDMicroseconds = maximumITDMicroseconds
             self.gateDBFS = gateDBFS
             self.bandLabels = bandLabels
             self.duration = duration
@@ -125,7 +125,7 @@ public enum TracePlot {
             let activeILD = (0..<n).filter { trace.active[$0] }.map { abs(Double(trace.ild[$0])) }
             let ildRange = niceCeiling(max(3, nearestRankQuantile(activeILD, 0.98) ?? 3))
             add("ild", "ILD (dB)", 90, -ildRange, ildRange, [-ildRange, 0, ildRange])
-            let itdRange = niceCeiling(max(10, options.maximumITD * 1.05))
+            let itdRange = niceCeiling(max(10, options.maximumITDMicroseconds * 1.05))
             add("itd", "ITD (µs)", 90, -itdRange, itdRange, [-itdRange, 0, itdRange])
             let levels = (0..<n).map { Double(trace.level[$0]) }.filter { $0 > -159 }
             let levelHigh = min(0, (((nearestRankQuantile(levels, 1) ?? -20) + 3) / 10).rounded(.up) * 10)
@@ -271,7 +271,7 @@ public enum TracePlot {
         series(trace, panel: layout.panel("ild"), x: x, step: .infinity, id: "ild", cls: "ild",
             style: "stroke=\"#00838f\" stroke-width=\"1\"", into: &svg) { trace.active[$0] ? trace.ild[$0] : .nan }
         let itdPanel = layout.panel("itd")
-        for limit in [-options.maximumITD, options.maximumITD] {
+        for limit in [-options.maximumITDMicroseconds, options.maximumITDMicroseconds] {
             svg.line(left, itdPanel.y(limit), left + plotWidth, itdPanel.y(limit),
                 attributes: "class=\"itd-limit\" stroke=\"#999\" stroke-dasharray=\"4 3\"")
         }

@@ -11,7 +11,7 @@ import Musl
 /// `soundcompass synth` writes it (extra columns are ignored).
 ///
 /// Rows where no source plays are simply absent: between two rows further apart than
-/// ``maximumGap`` there is no truth, and none before the first or after the last row.
+/// ``maximumGapSeconds`` there is no truth, and none before the first or after the last row.
 public struct TruthTrack: Sendable {
     /// The file the path came from, or a description of the still azimuth, for messages.
     public let name: String
@@ -22,7 +22,7 @@ public struct TruthTrack: Sendable {
     /// The azimuth of a still source, degrees; `nil` for a path.
     public let stillAzimuth: Double?
     /// Longest gap between two rows that is interpolated across, seconds.
-    public let maximumGap: Double
+    public let maximumGapSeconds: Double
 
     /// A still source at `azimuth` degrees for the whole recording.
     public init(stillAzimuth azimuth: Double) {
@@ -30,7 +30,7 @@ public struct TruthTrack: Sendable {
         times = []
         azimuths = []
         stillAzimuth = azimuth
-        maximumGap = 0
+        maximumGapSeconds = 0
     }
 
     /// Reads a truth CSV file.
@@ -94,7 +94,7 @@ public struct TruthTrack: Sendable {
         var steps = zip(times.dropFirst(), times).map { $0 - $1 }
         steps.sort()
         let typical = steps.isEmpty ? 0.01 : steps[steps.count / 2]
-        maximumGap = max(0.05, 3 * typical)
+        maximumGapSeconds = max(0.05, 3 * typical)
     }
 
     /// The true azimuth at `time` seconds, degrees (interpolated along the shorter way round),
@@ -104,7 +104,7 @@ public struct TruthTrack: Sendable {
         guard let first = times.first, let last = times.last else { return nil }
         if time < first || time > last {
             let nearest = time < first ? 0 : times.count - 1
-            return abs(time - times[nearest]) <= maximumGap / 2 ? azimuths[nearest] : nil
+            return abs(time - times[nearest]) <= maximumGapSeconds / 2 ? azimuths[nearest] : nil
         }
         // Binary search for the last row at or before `time`.
         var low = 0, high = times.count - 1
@@ -114,7 +114,7 @@ public struct TruthTrack: Sendable {
         }
         if times[low] == time || low == high { return azimuths[low] }
         let t0 = times[low], t1 = times[high]
-        guard t1 - t0 <= maximumGap else { return nil }
+        guard t1 - t0 <= maximumGapSeconds else { return nil }
         let a0 = azimuths[low]
         let step = TruthTrack.difference(azimuths[high], a0)
         return YawTimeline.wrap(a0 + step * (time - t0) / (t1 - t0))
