@@ -6,12 +6,10 @@
 /// and 12 dB per octave outside, twice the skirt of a single band-pass biquad, so that a loud
 /// band does not leak into its neighbours' levels. A low-pass edge above 0.49·fs is put at
 /// 0.49·fs. The filters run in single precision (tested against a double-precision reference in
-/// `BiquadTests`). Life cycle: `init` allocates; `filter`, `shift` and `levels` never allocate.
+/// `BandFilterBankTests`). Life cycle: `init` allocates; `filter`, `shift` and `levels` never allocate.
 package final class BandFilterBank {
-    /// One band and its frame of filtered samples on each channel.
+    /// One band's frame of filtered samples on each channel.
     package struct Band {
-        /// The band's edges.
-        package let spec: BandSpec
         /// The band's last `frameLength` filtered samples of the left channel.
         package let leftFrame: AlignedFloats
         /// The band's last `frameLength` filtered samples of the right channel.
@@ -31,8 +29,8 @@ package final class BandFilterBank {
     ///   - frameLength: samples per band frame (≥ 1).
     package init(bands specs: [BandSpec], sampleRate: Double, frameLength: Int) {
         self.frameLength = frameLength
-        self.bands = specs.map {
-            Band(spec: $0, leftFrame: AlignedFloats(count: frameLength), rightFrame: AlignedFloats(count: frameLength))
+        self.bands = specs.map { _ in
+            Band(leftFrame: AlignedFloats(count: frameLength), rightFrame: AlignedFloats(count: frameLength))
         }
         self.groups = stride(from: 0, to: specs.count, by: 4).map { start in
             let lanes = specs[start..<min(start + 4, specs.count)].map { spec in

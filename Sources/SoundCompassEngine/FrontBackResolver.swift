@@ -101,10 +101,6 @@ package struct FrontBackResolver {
         sinYaw = cosYaw; yawDegrees = cosYaw; lateral = cosYaw; weight = cosYaw; times = cosYaw
     }
 
-    /// The committed world bearing of the source, degrees on (−180, 180] relative to yaw 0;
-    /// `nil` while front/back is unknown.
-    package var worldBearing: Double? { bearing }
-
     /// The hemisphere the committed bearing is in when seen from `yaw` (degrees); `.unknown`
     /// while nothing is committed.
     package func expectedHemisphere(yaw: Double) -> Hemisphere {
