@@ -83,6 +83,11 @@ let package = Package(
             path: "Examples/Chunks"
         ),
         .executableTarget(
+            name: "SessionExample",
+            dependencies: ["SoundCompass"],
+            path: "Examples/Session"
+        ),
+        .executableTarget(
             name: "ReadFileExample",
             dependencies: ["SoundCompass"],
             path: "Examples/ReadFile"
@@ -110,8 +115,19 @@ let package = Package(
             name: "SoundCompassCLITests",
             dependencies: [
                 "SoundCompassCLI", "SoundCompass", "TestSignals", "TestSupport",
-                "LocalizeExample", "ChunksExample", "ReadFileExample",
+                "LocalizeExample", "ChunksExample", "ReadFileExample", "SessionExample",
             ]
+        ),
+
+        // MARK: - Allocation counting: a malloc replacement for the tests, and the test that the
+        // per-frame path allocates nothing
+        .target(
+            name: "CMallocCounter",
+            path: "Tests/CMallocCounter"
+        ),
+        .testTarget(
+            name: "SoundCompassAllocationTests",
+            dependencies: ["SoundCompassEngine", "TestSignals", "CMallocCounter"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -36,7 +36,7 @@ struct ExampleTests {
     }
 
     @Test("Docs/Library.md and README.md show each example exactly as it is built", arguments: [
-        ("Docs/Library.md", "Localize"), ("Docs/Library.md", "Chunks"), ("Docs/Library.md", "ReadFile"),
+        ("Docs/Library.md", "Localize"), ("Docs/Library.md", "Chunks"), ("Docs/Library.md", "ReadFile"), ("Docs/Library.md", "Session"),
         ("README.md", "Localize"), ("README.md", "ReadFile"),
     ])
     func documented(document: String, folder: String) throws {
@@ -88,5 +88,18 @@ struct ExampleTests {
             #expect(abs(Double(ours[0])! - Double(theirs[timeColumn])!) < 1e-3)
             #expect(abs(Double(ours[1])! - Double(theirs[azimuthColumn])!) <= 0.05)
         }
+    }
+
+    @Test("the session example writes exactly analyze's JSON lines")
+    func session() throws {
+        let directory = TemporaryDirectory()
+        let wav = directory.path("session.wav")
+        #expect(try CLI.run(["synth", wav, "--source", "speech@40", "--source", "pink@-30@0.5-1.5", "--duration", "2"]).status == 0)
+        let example = try CLI.runExecutable(Self.example("SessionExample"), [wav])
+        #expect(example.status == 0)
+        let reference = try CLI.run(["analyze", wav, "--format", "jsonl", "-q"])
+        #expect(reference.status == 0)
+        #expect(example.stdout.split(separator: "\n").count > 80)
+        #expect(example.stdout == reference.stdout)
     }
 }
