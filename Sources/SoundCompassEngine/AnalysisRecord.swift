@@ -53,7 +53,9 @@ public struct AnalysisRecord: Sendable, Equatable {
     /// ``hemisphere`` is `.unknown`, (−180, 180] once front/back is resolved. It is the frame's
     /// own azimuth until the tracker has seen a confident frame.
     public var azimuth: Double
-    /// The frame's own azimuth before tracking, degrees.
+    /// The frame's own azimuth before tracking, degrees in [−90, 90]: what the pair measured,
+    /// which cannot tell front from back (the records' `raw_azimuth`). See
+    /// ``resolvedRawAzimuth`` for it on the side ``hemisphere`` puts the source.
     public var rawAzimuth: Double
     /// `sin(azimuth)` for a frontal source: −1 (hard left) … 1 (hard right).
     public var lateral: Double
@@ -118,4 +120,11 @@ public struct AnalysisRecord: Sendable, Equatable {
 
     /// The level reported for digital silence, dBFS.
     public static let silenceDBFS = -160.0
+
+    /// ``rawAzimuth`` resolved front/back like ``azimuth``: behind the pair (`±180 − rawAzimuth`,
+    /// on (−180, 180]) when ``hemisphere`` is `.back`, as measured otherwise. Summaries and traces
+    /// read this, so that a frame's own bearing and the tracked one are on the same side.
+    package var resolvedRawAzimuth: Double {
+        hemisphere == .back ? FrontBackResolver.behind(rawAzimuth) : rawAzimuth
+    }
 }

@@ -63,7 +63,7 @@ public struct SegmentSummarizer: Sendable {
     public mutating func add(_ record: AnalysisRecord) {
         if start != nil, record.time - end > bridge { close() }
         guard record.active else { return }
-        let azimuth = record.hemisphere == .back ? FrontBackResolver.behind(record.rawAzimuth) : record.rawAzimuth
+        let azimuth = record.resolvedRawAzimuth
         let confident = record.confidence >= Self.minimumConfidence
         if start != nil, record.time - end > Self.pause { pausedSinceConfident = true }
         if confident && pausedSinceConfident && recent.count >= 3 {

@@ -42,7 +42,7 @@ public final class TraceRecorder {
     public func add(_ record: AnalysisRecord) {
         time.append(Float(record.time))
         azimuth.append(Float(record.azimuth))
-        rawAzimuth.append(Float(record.hemisphere == .back ? FrontBackResolver.behind(record.rawAzimuth) : record.rawAzimuth))
+        rawAzimuth.append(Float(record.resolvedRawAzimuth))
         confidence.append(Float(record.confidence))
         ild.append(Float(record.ildDecibels))
         itd.append(Float(record.itdMicroseconds))
