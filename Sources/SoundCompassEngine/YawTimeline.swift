@@ -33,18 +33,18 @@ public final class YawTimeline {
 
     /// Yaw is not interpolated across a longer gap between two samples, nor held longer than
     /// this before the first or after the last sample, seconds.
-    public let maximumGap: Double
+    public let maximumGapSeconds: Double
 
     /// The samples held, oldest first.
     public private(set) var samples: [Sample] = []
     private var cursor = 0
 
     /// - Parameters:
-    ///   - maximumGap: see ``maximumGap`` (default 0.5 s).
+    ///   - maximumGapSeconds: see ``maximumGapSeconds`` (default 0.5 s).
     ///   - capacity: samples to reserve room for.
-    public init(maximumGap: Double = 0.5, capacity: Int = 1024) {
-        precondition(maximumGap > 0, "maximumGap must be positive")
-        self.maximumGap = maximumGap
+    public init(maximumGapSeconds: Double = 0.5, capacity: Int = 1024) {
+        precondition(maximumGapSeconds > 0, "maximumGapSeconds must be positive")
+        self.maximumGapSeconds = maximumGapSeconds
         samples.reserveCapacity(capacity)
     }
 
@@ -69,13 +69,13 @@ public final class YawTimeline {
     }
 
     /// Unwrapped yaw at `time` seconds, degrees, interpolated linearly; `nil` when no reading
-    /// is near enough (see ``maximumGap``).
+    /// is near enough (see ``maximumGapSeconds``).
     ///
     /// Asking at increasing times, as frames do, costs O(1) per call.
     public func yaw(at time: Double) -> Double? {
         guard let first = samples.first, let last = samples.last, time.isFinite else { return nil }
-        if time <= first.time { return first.time - time <= maximumGap ? first.yaw : nil }
-        if time >= last.time { return time - last.time <= maximumGap ? last.yaw : nil }
+        if time <= first.time { return first.time - time <= maximumGapSeconds ? first.yaw : nil }
+        if time >= last.time { return time - last.time <= maximumGapSeconds ? last.yaw : nil }
         // Find i with samples[i].time <= time < samples[i + 1].time.
         if cursor >= samples.count - 1 || samples[cursor].time > time { cursor = 0 }
         // A few steps forward from the last answer, else bisect what is left.
@@ -91,7 +91,7 @@ public final class YawTimeline {
         }
         let a = samples[cursor], b = samples[cursor + 1]
         let span = b.time - a.time
-        guard span <= maximumGap else { return nil }
+        guard span <= maximumGapSeconds else { return nil }
         return a.yaw + (b.yaw - a.yaw) * (time - a.time) / span
     }
 

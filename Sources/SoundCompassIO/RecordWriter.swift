@@ -190,7 +190,7 @@ public final class RecordWriter {
         if !r.active { appendStatic("  (quiet)") }
         for band in r.bands {
             appendStatic(band.loudest ? "  *" : "   "); line.append(contentsOf: band.name.utf8); appendStatic(" ")
-            if band.confidence >= 0.2 {
+            if band.confidence >= ConfidenceMapping.confident {
                 number(band.azimuth, 0, width: 4, sign: true); appendStatic("°")
             } else {
                 appendStatic("   -")

@@ -195,7 +195,7 @@ package final class TerminalCompass {
         beginLine()
         let count = width - 3
         for c in 0..<count { cells[c] = UInt8(ascii: " ") }
-        for i in 0..<bandInitials.count where bandConfidences[i] >= 0.2 {
+        for i in 0..<bandInitials.count where bandConfidences[i] >= ConfidenceMapping.confident {
             cells[min(count - 1, 4 + cell(for: bandAzimuths[i]))] = bandInitials[i]
         }
         line.append(contentsOf: cells[0..<count])
