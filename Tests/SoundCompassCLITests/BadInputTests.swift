@@ -73,23 +73,61 @@ struct BadInputTests {
         #expect(result.stdout.isEmpty)
     }
 
-    @Test("an 8 kHz file is fine")
+    @Test("an 8 kHz file is fine: every frame of 256 samples, no warning")
     func lowestRate() throws {
         let directory = TemporaryDirectory()
         try Self.makeFiles(in: directory)
-        let result = try CLI.run(["analyze", directory.path("rate8k.wav")])
-        #expect(result.status == 0)
-        #expect(!result.stdout.isEmpty)
+        let result = try CLI.run(["analyze", directory.path("rate8k.wav"), "--format", "jsonl"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.isEmpty, "\(result.stderr)")
+        // 0.5 s at 8 kHz: frames of 256 samples (43 ms), hops of 128.
+        let records = try CLITests.parseJSONLines(result.stdout)
+        let expectedCount: Int = (4000 - 256) / 128 + 1
+        #expect(records.count == expectedCount)
+        #expect(abs(median(records.compactMap { $0["azimuth"] as? Double }) - 30) < 1, "synth's default source is at +30°")
+    }
+
+    /// Asserts an error that swift-argument-parser reports for a command: exit 64, nothing on
+    /// stdout, an `Error:` line naming the option, then the command's usage.
+    static func expectParserError(
+        _ result: CLI.Result, command: String, naming option: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(result.status == 64, "\(result.stderr)", sourceLocation: sourceLocation)
+        #expect(result.stdout.isEmpty, sourceLocation: sourceLocation)
+        let first = String(result.stderrLines.first ?? "")
+        #expect(first.hasPrefix("Error: ") && first.contains(option), "\(result.stderr)", sourceLocation: sourceLocation)
+        #expect(result.stderrLines.contains { $0.hasPrefix("Usage: soundcompass \(command) ") }, "\(result.stderr)",
+                sourceLocation: sourceLocation)
+        #expect(!result.stderr.contains("soundcompass: error:"), "one kind of report: \(result.stderr)",
+                sourceLocation: sourceLocation)
+    }
+
+    /// Asserts an error that soundcompass reports itself: the exit code, nothing on stdout, and
+    /// exactly one stderr line, `soundcompass: error: NAME: …` with `mentions` in it.
+    static func expectOneLineError(
+        _ result: CLI.Result, status: Int32, naming name: String, mentions: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(result.status == status, "\(result.stderr)", sourceLocation: sourceLocation)
+        #expect(result.stdout.isEmpty, sourceLocation: sourceLocation)
+        #expect(result.stderrLines.count == 1, "\(result.stderr)", sourceLocation: sourceLocation)
+        let line = String(result.stderrLines.first ?? "")
+        #expect(line.hasPrefix("soundcompass: error: \(name): ") && line.contains(mentions), "\(line)",
+                sourceLocation: sourceLocation)
     }
 
     @Test("bad option values are usage errors (64)")
     func usage() throws {
-        #expect(try CLI.run(["analyze", "--spacing=-1"]).status == 64)
-        #expect(try CLI.run(["analyze", "--frame", "abc"]).status == 64)
-        #expect(try CLI.run(["analyze", "--format", "xml"]).status == 64)
-        let hop = try CLI.run(["analyze", "--frame", "1024", "--hop", "4096"])
-        #expect(hop.status == 64)
-        #expect(hop.stderrLines.count == 1 && hop.stderr.contains("hop"))
+        Self.expectParserError(try CLI.run(["analyze", "--spacing=-1"]), command: "analyze", naming: "--spacing")
+        Self.expectParserError(try CLI.run(["analyze", "--frame", "abc"]), command: "analyze", naming: "--frame")
+        Self.expectParserError(try CLI.run(["analyze", "--format", "xml"]), command: "analyze", naming: "--format")
+        // Settings the engine refuses: one line, the engine's reason, the CLI's exit code.
+        Self.expectOneLineError(
+            try CLI.run(["analyze", "--frame", "1024", "--hop", "4096"]), status: 64, naming: "demo scene",
+            mentions: "hop of 4096 samples must be between 1 and the frame length (1024)")
+        Self.expectOneLineError(
+            try CLI.run(["analyze", "--frame", "1e300ms"]), status: 64, naming: "demo scene",
+            mentions: "is too long (maximum 1048576)")
     }
 
     @Test("--output never overwrites the input; synth refuses bad sources and values (64)")
@@ -97,15 +135,36 @@ struct BadInputTests {
         let directory = TemporaryDirectory()
         let wav = directory.path("keep.wav")
         #expect(try CLI.run(["synth", wav, "--duration", "0.5", "--truth", "none"]).status == 0)
-        let size = try FileManager.default.attributesOfItem(atPath: wav)[.size] as? Int
-        let result = try CLI.run(["analyze", wav, "-o", wav])
-        #expect(result.status == 64 && result.stderrLines.count == 1 && result.stderr.contains("refusing to overwrite"))
-        #expect(try FileManager.default.attributesOfItem(atPath: wav)[.size] as? Int == size)
-        for arguments in [["--source", "@30"], ["--source", "white@30:abc"], ["--spacing", "inf"], ["--level=nan"],
-                          ["--source", "tone:30000@0"], ["--duration", "100000"], ["--truth", wav]] {
-            #expect(try CLI.run(["synth", wav] + arguments).status == 64, "\(arguments)")
+        let original = try Data(contentsOf: URL(fileURLWithPath: wav))
+        Self.expectOneLineError(try CLI.run(["analyze", wav, "-o", wav]), status: 64, naming: wav, mentions: "refusing to overwrite")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: wav)) == original)
+        let refused: [(arguments: [String], option: String)] = [
+            (["--source", "@30"], "--source"), (["--source", "white@30:abc"], "--source"), (["--spacing", "inf"], "--spacing"),
+            (["--level=nan"], "--level"), (["--source", "tone:30000@0"], "--source"), (["--duration", "100000"], "--duration"),
+            (["--truth", wav], "--truth"),
+        ]
+        for (arguments, option) in refused {
+            Self.expectParserError(try CLI.run(["synth", wav] + arguments), command: "synth", naming: option)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: wav)) == original, "\(arguments) left the file alone")
         }
-        #expect(try CLI.run(["analyze", "--frame", "1e300ms"]).status == 64)
+        #expect(!FileManager.default.fileExists(atPath: directory.path("keep.truth.csv")))
+    }
+
+    @Test("an output that cannot be created is 73; stdout failing part way is 74")
+    func outputErrors() throws {
+        let directory = TemporaryDirectory()
+        let wav = directory.path("a.wav")
+        #expect(try CLI.run(["synth", wav, "--duration", "0.5", "--truth", "none"]).status == 0)
+        let missing = directory.path("no/such/dir/out.jsonl")
+        Self.expectOneLineError(try CLI.run(["analyze", wav, "-o", missing]), status: 73, naming: missing, mentions: "No such file")
+        let output = directory.path("no/such/dir/x.wav")
+        Self.expectOneLineError(try CLI.run(["synth", output, "--truth", "none"]), status: 73, naming: output,
+                                mentions: "cannot be created")
+        // /dev/full takes the open but fails every write (ENOSPC): not a closed pipe, so 74.
+        // (The path goes through the environment: `CLI.shell` rewrites every "soundcompass" in the command.)
+        let full = try CLI.shell("soundcompass analyze \"$INPUT\" --format jsonl > /dev/full", environment: ["INPUT": wav])
+        #expect(full.status == 74, "\(full.stderr)")
+        #expect(full.stderrLines == ["soundcompass: error: write failed: standard output: No space left on device"])
     }
 
     @Test("a truncated WAV is analysed as far as its data goes, with one warning")

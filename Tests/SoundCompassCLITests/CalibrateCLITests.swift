@@ -51,10 +51,14 @@ struct CalibrateCLITests {
         #expect(r.status == 0, "\(r.stderr)")
         let truth = try TruthTrack(path: dir.path("second.truth.csv"))
         let without = try CLI.run(["analyze", second, "--format", "jsonl", "-q"])
+        #expect(without.status == 0 && without.stderr.isEmpty, "\(without.stderr)")
         let with = try CLI.run(["analyze", second, "--format", "jsonl", "-q", "--profile", profile])
-        #expect(with.status == 0, "\(with.stderr)")
+        #expect(with.status == 0 && with.stderr.isEmpty, "\(with.stderr)")
+        let recordCount: Int = (8 * 48000 - 2048) / 1024 + 1
+        #expect(try CLITests.parseJSONLines(with.stdout).count == recordCount)
         let before = try Self.medianError(without.stdout, truth: truth), after = try Self.medianError(with.stdout, truth: truth)
         print("second recording: median error \(before.median)° without the profile, \(after.median)° with it (\(after.count) frames)")
+        #expect(after.count > recordCount / 2, "most of the recording is active and has a truth")
         #expect(after.median < 1)
         #expect(before.median > 2)
         // The records report the cues with the hardware offsets removed.
@@ -75,22 +79,34 @@ struct CalibrateCLITests {
         let narrow = try synth("narrow.wav", ["--source", "pink@10:16", "--duration", "4"] + Self.rig)
         let short = try synth("short.wav", ["--source", "white@20@0-0.3", "--duration", "3"])
         let silent = try synth("silent.wav", ["--source", "white@20", "--level=-119", "--duration", "3"])
-        let cases: [(args: [String], status: Int32, message: String)] = [
-            (["calibrate", narrow, "--truth", dir.path("narrow.truth.csv")], 65, "fitting the spacing needs a span of at least"),
-            (["calibrate", narrow, "--truth", "12", "--fit", "spacing"], 65, "the truth covers only +12…+12°"),
-            (["calibrate", short, "--truth", dir.path("short.truth.csv")], 65, "confident frames where the truth knows the source"),
-            (["calibrate", silent, "--truth", "20"], 65, "no sound above the noise floor"),
-            (["calibrate", narrow, "--truth", dir.path("missing.csv")], 66, "truth file not found"),
-            (["calibrate", narrow, "--truth", "12", "--fit", "ild-gain"], 64, "the spaced model has no such parameter"),
-            (["calibrate", narrow, "--truth", "12", "--fit", "width"], 64, "is not one of spacing, delay, gain, ild-gain"),
+        // `parser`: reported by swift-argument-parser (an `Error:` line and the usage), else one
+        // `soundcompass: error:` line.
+        let cases: [(args: [String], status: Int32, message: String, parser: Bool)] = [
+            (["calibrate", narrow, "--truth", dir.path("narrow.truth.csv")], 65, "fitting the spacing needs a span of at least", false),
+            (["calibrate", narrow, "--truth", "12", "--fit", "spacing"], 65, "the truth covers only +12…+12°", false),
+            (["calibrate", short, "--truth", dir.path("short.truth.csv")], 65, "confident frames where the truth knows the source", false),
+            (["calibrate", silent, "--truth", "20"], 65, "no sound above the noise floor", false),
+            (["calibrate", narrow, "--truth", dir.path("missing.csv")], 66, "truth file not found", false),
+            (["calibrate", narrow, "--truth", "12", "--fit", "ild-gain"], 64, "the spaced model has no such parameter", false),
+            (["calibrate", narrow, "--truth", "12", "--fit", "width"], 64, "is not one of spacing, delay, gain, ild-gain", true),
         ]
         for c in cases {
             let r = try CLI.run(c.args)
             #expect(r.status == c.status, "\(c.args): \(r.stderr)")
-            #expect(r.stderr.contains(c.message), "\(c.args): \(r.stderr)")
             #expect(r.stdout.isEmpty)
-            let errorLines = r.stderr.split(separator: "\n").filter { $0.contains("error") || $0.hasPrefix("Error") }
-            #expect(errorLines.count == 1, "one error line: \(r.stderr)")
+            if c.parser {
+                let first = String(r.stderrLines.first ?? "")
+                #expect(first.hasPrefix("Error: ") && first.contains(c.message), "\(c.args): \(r.stderr)")
+                #expect(r.stderrLines.contains { $0.hasPrefix("Usage: soundcompass calibrate ") }, "\(r.stderr)")
+            } else {
+                // One error line, the last; before it at most notes of the tool's own (a still
+                // source's "fixes the offsets only"), never a usage text or a trace.
+                let errors = r.stderrLines.filter { $0.hasPrefix("soundcompass: error: ") }
+                #expect(errors.count == 1, "one error line: \(r.stderr)")
+                let last = String(r.stderrLines.last ?? "")
+                #expect(last.hasPrefix("soundcompass: error: ") && last.contains(c.message), "\(c.args): \(r.stderr)")
+                #expect(r.stderrLines.allSatisfy { $0.hasPrefix("soundcompass: ") }, "\(r.stderr)")
+            }
         }
         // A still source fits the offsets only, and says so.
         let still = try synth("still.wav", ["--source", "pink@0", "--duration", "3"] + Self.rig)
@@ -106,7 +122,8 @@ struct CalibrateCLITests {
     func badProfiles() throws {
         let dir = TemporaryDirectory()
         let wav = dir.path("a.wav")
-        _ = try CLI.run(["synth", wav, "--duration", "1"])
+        let made = try CLI.run(["synth", wav, "--duration", "1", "--truth", "none"])
+        #expect(made.status == 0, "\(made.stderr)")
         let cases: [(content: String?, status: Int32, message: String)] = [
             (nil, 66, "profile not found"),
             ("{", 65, "not valid JSON"),
@@ -120,17 +137,23 @@ struct CalibrateCLITests {
             if let content = c.content { try content.write(toFile: path, atomically: true, encoding: .utf8) }
             let r = try CLI.run(["analyze", wav, "--profile", path, "-q"])
             #expect(r.status == c.status, "\(c.content ?? "missing"): \(r.stderr)")
-            #expect(r.stderr.contains(path) && r.stderr.contains(c.message), "\(r.stderr)")
+            #expect(r.stdout.isEmpty, "no records from a run that failed")
+            #expect(r.stderrLines.count == 1, "\(r.stderr)")
+            let line = String(r.stderrLines.first ?? "")
+            #expect(line.hasPrefix("soundcompass: error: ") && line.contains(path) && line.contains(c.message), "\(line)")
         }
         let conflict = try CLI.run(["analyze", wav, "--profile", dir.path("p0.json"), "--spacing", "0.2"])
-        #expect(conflict.status == 64 && conflict.stderr.contains("--spacing conflicts with --profile"))
+        #expect(conflict.status == 64 && conflict.stderr.contains("--spacing conflicts with --profile"), "\(conflict.stderr)")
+        #expect(conflict.stdout.isEmpty)
+        #expect(conflict.stderrLines.first?.hasPrefix("Error: ") == true, "\(conflict.stderr)")
     }
 
     @Test("trace writes a plot and the summary; analyze --plot too, with its records")
     func trace() throws {
         let dir = TemporaryDirectory()
         let wav = dir.path("scene.wav")
-        _ = try CLI.run(["synth", wav, "--source", "white@-40@0.3-2", "--source", "pink@-60:60@3-6", "--duration", "7", "--snr", "25"])
+        let made = try CLI.run(["synth", wav, "--source", "white@-40@0.3-2", "--source", "pink@-60:60@3-6", "--duration", "7", "--snr", "25"])
+        #expect(made.status == 0, "\(made.stderr)")
         let json = dir.path("summary.json")
         let r = try CLI.run(["trace", wav, "--truth", dir.path("scene.truth.csv"), "--summary-json", json])
         #expect(r.status == 0, "\(r.stderr)")
@@ -151,9 +174,14 @@ struct CalibrateCLITests {
         let plot = dir.path("analyze.svg")
         let a = try CLI.run(["analyze", wav, "--format", "csv", "--plot", plot, "--summary", "-q"])
         #expect(a.status == 0, "\(a.stderr)")
-        #expect(a.stdout.split(separator: "\n").count > 300, "records still go to stdout")
+        let rows: Int = (7 * 48000 - 2048) / 1024 + 1
+        #expect(a.stdout.split(separator: "\n").count == rows + 1, "records still go to stdout: a header and every frame")
+        #expect(a.stdout.hasPrefix("time,azimuth,"))
         #expect(SVGElements.parse(Array(try Data(contentsOf: URL(fileURLWithPath: plot)))) != nil)
+        let size = try FileManager.default.attributesOfItem(atPath: wav)[.size] as? Int
         let clash = try CLI.run(["trace", wav, "--plot", wav])
         #expect(clash.status == 64, "\(clash.stderr)")
+        #expect(clash.stdout.isEmpty && clash.stderrLines.count == 1, "\(clash.stderr)")
+        #expect(try FileManager.default.attributesOfItem(atPath: wav)[.size] as? Int == size, "the input is not overwritten")
     }
 }

@@ -37,7 +37,9 @@ struct LiveTests {
 
     static func activeMedian(_ jsonl: String) throws -> Double {
         let records = try CLITests.parseJSONLines(jsonl)
-        return median(records.filter { $0["active"] as? Bool == true }.compactMap { $0["azimuth"] as? Double })
+        let active = records.filter { $0["active"] as? Bool == true }.compactMap { $0["azimuth"] as? Double }
+        try #require(!active.isEmpty, "no active records among \(records.count)")
+        return median(active)
     }
 
     @Test("live --device replay --duration 5: records, median within 1° of analyse on the WAV, exit 0")
@@ -67,6 +69,10 @@ struct LiveTests {
             environment: fixture.environment)
         #expect(live.status == 0, "\(live.stderr)")
         #expect(live.stderrLines.first?.contains("replay16: S16_LE, 2 channels") == true)
+        let records = try CLITests.parseJSONLines(live.stdout)
+        let expectedCount: Int = (5 * 48000 - 2048) / 1024 + 1
+        #expect(records.count == expectedCount, "every frame of the 5 s asked for")
+        #expect(records.filter { $0["active"] as? Bool == true }.count > records.count / 2, "speech throughout")
         #expect(abs(try Self.activeMedian(live.stdout) - 30) <= 1)
     }
 
@@ -122,10 +128,18 @@ struct LiveTests {
         #expect(summary.hasPrefix("soundcompass: stopped: stream "), "\(summary)")
         // Paced to real time, the 6 s replay is stopped part-way (about 2 s in on an idle
         // machine; the bounds allow for a slow start on a busy one).
+        // At least half a second is analysed even on a busy machine, and never the whole file.
         let records = try CLITests.parseJSONLines(result.stdout)
-        #expect(records.count < 280, "\(records.count) records")
+        let halfSecond: Int = (48000 / 2 - 2048) / 1024 + 1
+        #expect(records.count >= halfSecond && records.count < 280, "\(records.count) records")
         let frames = "\(records.count) frames"
         #expect(summary.contains(frames), "the summary counts the records written")
+        // Stream time in the summary covers the last record's frame (timed at its centre, half a
+        // frame before its end) and not much more (less than a hop and a capture period).
+        let lastFrameEnd = try #require(records.last?["time"] as? Double) + 1024.0 / 48000
+        let streamText = try #require(summary.split(separator: "stream ").last?.split(separator: " s,").first)
+        let stream = try #require(Double(streamText), "\(summary)")
+        #expect(stream >= lastFrameEnd - 0.0005 && stream < lastFrameEnd + 0.1, "stream \(stream) s, last frame ends at \(lastFrameEnd) s")
     }
 
     @Test("on a terminal the compass redraws in place", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
@@ -161,18 +175,34 @@ struct LiveTests {
         let missing = try CLI.run(["live", "--input", "/nonexistent/x.raw"])
         #expect(missing.status == 66)
         #expect(missing.stderrLines == ["soundcompass: error: /nonexistent/x.raw: no such file"])
+        #expect(missing.stdout.isEmpty)
         let both = try CLI.run(["live", "--input", "-", "--device", "hw:0"])
         #expect(both.status == 64)
+        #expect(both.stdout.isEmpty)
+        #expect(both.stderrLines.first?.hasPrefix("Error: ") == true && both.stderr.contains("--input") && both.stderr.contains("--device"),
+                "\(both.stderr)")
         let channels = try CLI.run(["live", "--input", "-", "--channels", "1,3", "--raw-channels", "2"], stdin: Data())
         #expect(channels.status == 65)
-        #expect(channels.stderrLines.last == "soundcompass: error: standard input: channel 3 does not exist (there are 2 channels, 1…2)")
+        #expect(channels.stdout.isEmpty)
+        #expect(channels.stderrLines == ["soundcompass: error: standard input: channel 3 does not exist (there are 2 channels, 1…2)"])
     }
 
-    @Test("devices: exits 0; with no sound card it says so")
+    @Test("devices: exits 0; lists every card ALSA has, or says there are none")
     func devices() throws {
         let result = try CLI.run(["devices"])
         #expect(result.status == 0, "\(result.stderr)")
-        if !Self.hasSoundCard {
+        #expect(result.stderr.isEmpty, "\(result.stderr)")
+        if Self.hasSoundCard {
+            // One `card N: NAME` line for each control device /dev/snd/controlC<N>.
+            let lines = result.stdout.split(separator: "\n")
+            #expect(lines.first == "Sound cards:", "\(result.stdout)")
+            let cards = ((try? FileManager.default.contentsOfDirectory(atPath: "/dev/snd")) ?? [])
+                .filter { $0.hasPrefix("controlC") }.map { String($0.dropFirst("controlC".count)) }
+            for card in cards {
+                #expect(lines.contains { $0.hasPrefix("  card \(card): ") && $0.count > "  card \(card): ".count },
+                        "card \(card) listed: \(result.stdout)")
+            }
+        } else {
             #expect(result.stdout.hasPrefix("No sound cards: ALSA sees none on this machine"))
         }
     }

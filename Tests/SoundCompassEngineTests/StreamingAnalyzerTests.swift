@@ -48,7 +48,10 @@ struct StreamingAnalyzerTests {
         signal.left.withUnsafeBufferPointer { l in
             signal.right.withUnsafeBufferPointer { r in analyzer.process(left: l, right: r) { records.append($0) } }
         }
-        #expect(analyzer.nonFiniteSampleCount > 8000)
+        // Every non-finite sample of either channel is counted once (3e38 is finite: clamped, not counted).
+        let damagedLeft = Set(stride(from: 100, to: signal.count, by: 997)).union(20000..<24000)
+        let damagedRight = Set(stride(from: 300, to: signal.count, by: 1301)).union(20000..<24000)
+        #expect(analyzer.nonFiniteSampleCount == damagedLeft.count + damagedRight.count)
         for r in records {
             let numbers = [r.time, r.azimuth, r.lateral, r.confidence, r.ildDecibels, r.itdMicroseconds, r.levelDBFS,
                            r.itdConfidence, r.ildConfidence]
@@ -63,12 +66,52 @@ struct StreamingAnalyzerTests {
         #expect(throws: ConfigurationError.sampleRateTooLow(4000)) {
             try AnalysisConfiguration(sampleRate: 4000).validate()
         }
+        // NaN is not equal to itself: match the case and look at its value.
+        do {
+            try AnalysisConfiguration(sampleRate: .nan, frameLength: 2048).validate()
+            Issue.record("a NaN sample rate was accepted")
+        } catch {
+            guard case .sampleRateTooLow(let rate) = error else { Issue.record("\(error)"); return }
+            #expect(rate.isNaN)
+        }
+        #expect(throws: ConfigurationError.sampleRateTooHigh(1e6)) {
+            try AnalysisConfiguration(sampleRate: 1e6).validate()
+        }
+        #expect(throws: ConfigurationError.frameTooShort(32)) {
+            try AnalysisConfiguration(sampleRate: 48000, frameLength: 32).validate()
+        }
+        #expect(throws: ConfigurationError.frameTooLong(1 << 21)) {
+            try AnalysisConfiguration(sampleRate: 48000, frameLength: 1 << 21).validate()
+        }
         #expect(throws: ConfigurationError.badHop(4096, frame: 2048)) {
             try AnalysisConfiguration(sampleRate: 48000, frameLength: 2048, hopLength: 4096).validate()
         }
-        #expect(throws: ConfigurationError.self) {
-            try AnalysisConfiguration(sampleRate: 48000, frameLength: 64, array: ArrayModel(spacing: 1)).validate()
+        #expect(throws: ConfigurationError.badHop(0, frame: 2048)) {
+            try AnalysisConfiguration(sampleRate: 48000, frameLength: 2048, hopLength: 0).validate()
         }
+        #expect(throws: ConfigurationError.badSmoothing(1.5)) {
+            try AnalysisConfiguration(sampleRate: 48000, coherenceSmoothing: 1.5).validate()
+        }
+        #expect(throws: ConfigurationError.badTailDecayRate(-1)) {
+            try AnalysisConfiguration(sampleRate: 48000, tailDecayDecibelsPerSecond: -1).validate()
+        }
+        // 64 samples at 48 kHz are bins of 750 Hz: the 100–500 Hz band is narrower than two.
+        #expect(throws: ConfigurationError.bandTooNarrow("low", frame: 64)) {
+            try AnalysisConfiguration(sampleRate: 48000, frameLength: 64).validate()
+        }
+        // Without bands, the next check: a 1 m array needs lags of ±140 samples, more than a
+        // 64-sample frame holds.
+        let wide = AnalysisConfiguration(sampleRate: 48000, frameLength: 64, array: ArrayModel(spacingMeters: 1), bands: [])
+        #expect(abs(wide.maximumLagSamples - 48000 / 343) < 1e-9)
+        #expect(throws: ConfigurationError.frameShorterThanArray(64, maxLagSamples: wide.maximumLagSamples)) {
+            try wide.validate()
+        }
+        // The analyzer refuses what validate() refuses, with the same error.
+        #expect(throws: ConfigurationError.frameTooShort(32)) {
+            try StreamingAnalyzer(configuration: AnalysisConfiguration(sampleRate: 48000, frameLength: 32))
+        }
+        // And the defaults pass.
+        #expect(throws: Never.self) { try AnalysisConfiguration(sampleRate: 48000).validate() }
     }
 
     @Test("default frames are about 43 ms, powers of two", arguments: [

@@ -34,23 +34,66 @@ struct RecordWriterTests {
         let bands = try #require(object["bands"] as? [[String: Any]])
         #expect(bands.first?["name"] as? String == "speech \"mid\"")
         #expect(bands.first?["low_hz"] as? Double == 500)
+        // Every field, its rounding and its order, and the quote in the band name escaped.
+        #expect(lines[0] == #"{"time":0.085333,"azimuth":-45.68,"raw_azimuth":0.00,"lateral":-0.7151,"confidence":0.930,"#
+            + #""ild_db":0.00,"itd_us":312.4,"level_dbfs":-23.5,"active":true,"hemisphere":"unknown","itd_confidence":0.930,"#
+            + #""ild_confidence":0.000,"dominant_hz":0.0,"noise_floor_dbfs":-160.0,"bands":[{"name":"speech \"mid\"","#
+            + #""low_hz":500.0,"high_hz":3000.0,"azimuth":-40.00,"confidence":0.500,"level_dbfs":-30.0,"loudest":false}]}"#)
+        #expect(lines[1] == #"{"time":0.000000,"azimuth":0.00,"raw_azimuth":0.00,"lateral":0.0000,"confidence":0.000,"#
+            + #""ild_db":0.00,"itd_us":0.0,"level_dbfs":-160.0,"active":false,"hemisphere":"unknown","itd_confidence":0.000,"#
+            + #""ild_confidence":0.000,"dominant_hz":0.0,"noise_floor_dbfs":-160.0,"bands":[]}"#)
     }
 
     @Test("CSV has a header and one row per record, bands flattened")
     func csv() throws {
-        let text = try Self.written(.csv, [Self.sample], bands: ["speech \"mid\""])
-        let lines = text.split(separator: "\n").map(String.init)
-        #expect(lines.count == 2)
-        #expect(lines[0].hasPrefix("time,azimuth,raw_azimuth,lateral,confidence,ild_db,itd_us,level_dbfs,active,hemisphere"))
-        #expect(lines[0].split(separator: ",").count == lines[1].split(separator: ",", omittingEmptySubsequences: false).count)
-        #expect(lines[1].hasPrefix("0.085333,-45.68,0.00,-0.7151,0.930,0.00,312.4,-23.5,true,unknown"))
+        var loud = Self.sample
+        loud.bands[0].loudest = true
+        let text = try Self.written(.csv, [Self.sample, loud], bands: ["speech", "alert"])
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines.count == 4 && lines[3].isEmpty, "header, two rows, a final newline")
+        #expect(lines[0] == "time,azimuth,raw_azimuth,lateral,confidence,ild_db,itd_us,level_dbfs,active,hemisphere,"
+            + "itd_confidence,ild_confidence,dominant_hz,noise_floor_dbfs,"
+            + "speech_azimuth,speech_confidence,speech_level_dbfs,alert_azimuth,alert_confidence,alert_level_dbfs,loudest_band")
+        // The record's band is named `speech "mid"`, so it fills neither column: both get the
+        // "no band" cells; the loudest band is named by the second row only.
+        #expect(lines[1] == "0.085333,-45.68,0.00,-0.7151,0.930,0.00,312.4,-23.5,true,unknown,0.930,0.000,0.0,-160.0,"
+            + "0,0,-160.0,0,0,-160.0,")
+        #expect(lines[2] == "0.085333,-45.68,0.00,-0.7151,0.930,0.00,312.4,-23.5,true,unknown,0.930,0.000,0.0,-160.0,"
+            + "0,0,-160.0,0,0,-160.0,speech \"mid\"")
+        let named = try Self.written(.csv, [loud], bands: ["speech \"mid\""]).split(separator: "\n").map(String.init)
+        #expect(named[1].hasSuffix(",-160.0,-40.00,0.500,-30.0,speech \"mid\""), "\(named[1])")
+        for line in lines.dropFirst().dropLast() {
+            #expect(line.split(separator: ",", omittingEmptySubsequences: false).count == 21)
+        }
     }
 
     @Test("text is one readable line per record")
     func text() throws {
         let text = try Self.written(.text, [Self.sample])
-        #expect(text.split(separator: "\n").count == 1)
-        #expect(text.contains("-45.7°") && text.contains("left") && text.contains("dBFS"))
+        #expect(text == "   0.085 s   -45.7°  far left    conf 0.93  ILD    0.0 dB  ITD  +312 µs   -23.5 dBFS"
+            + "   speech \"mid\"  -40°\n")
+    }
+
+    /// The direction word of a text line: the column between the azimuth and `conf`.
+    static func directionWord(_ line: String) throws -> String {
+        let afterAzimuth = try #require(line.split(separator: "°  ", maxSplits: 1).last)
+        let field = try #require(afterAzimuth.split(separator: "  conf", maxSplits: 1).first)
+        #expect(field.count == 10, "padded to 10 columns: '\(field)'")
+        return field.trimmingCharacters(in: .whitespaces)
+    }
+
+    @Test("text names the direction with one whole word per side: left is not far left", arguments: [
+        (-0.9, Hemisphere.unknown, "far left"), (-0.4, .unknown, "left"), (-0.1, .unknown, "ahead"), (0.1, .front, "ahead"),
+        (0.4, .unknown, "right"), (0.9, .unknown, "far right"), (0.4, .back, "behind"),
+    ])
+    func directionWords(lateral: Double, hemisphere: Hemisphere, word: String) throws {
+        let record = AnalysisRecord(
+            azimuth: asin(lateral) * 180 / .pi, lateral: lateral, confidence: 0.8, active: true, hemisphere: hemisphere)
+        let line = try Self.written(.text, [record])
+        #expect(try Self.directionWord(line) == word, "\(line)")
+        var unsure = record
+        unsure.confidence = 0
+        #expect(try Self.directionWord(try Self.written(.text, [unsure])) == "-", "no confidence, no word")
     }
 
     @Test("fixed-point formatting rounds and never prints -0")
