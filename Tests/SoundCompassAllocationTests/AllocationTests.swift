@@ -27,11 +27,11 @@ struct AllocationTests {
     }
 
     static let setups: [Setup] = [
-        Setup(name: "spaced pair, default bands", microphones: .spaced(spacingMeters: 0.15), array: ArrayModel()),
-        Setup(name: "spaced pair, no bands (--bands none)", microphones: .spaced(spacingMeters: 0.15), array: ArrayModel(), bands: []),
-        Setup(name: "binaural", microphones: .binaural(headRadiusMeters: 0.0875, ildAt90: 10), array: ArrayModel(kind: .binaural)),
+        Setup(name: "spaced pair, default bands", microphones: .spaced(spacing: 0.15), array: ArrayModel()),
+        Setup(name: "spaced pair, no bands (--bands none)", microphones: .spaced(spacing: 0.15), array: ArrayModel(), bands: []),
+        Setup(name: "binaural", microphones: .binaural(headRadius: 0.0875, ildAt90: 10), array: ArrayModel(kind: .binaural)),
         Setup(name: "coincident", microphones: .coincident(halfAngle: 45), array: ArrayModel(kind: .coincident)),
-        Setup(name: "spaced pair with an IMU yaw timeline", microphones: .spaced(spacingMeters: 0.15), array: ArrayModel(), withIMU: true),
+        Setup(name: "spaced pair with an IMU yaw timeline", microphones: .spaced(spacing: 0.15), array: ArrayModel(), withIMU: true),
     ]
 
     static let sampleRate = 48000.0
