@@ -125,8 +125,8 @@ extension SoundCompassCommand {
             header += ["median error", "90th pct", "frames"]
             func row(_ label: String, _ model: ArrayModel, _ errors: AzimuthErrors?) -> [String] {
                 var cells = [
-                    label, "\(formatFixedCLI(binaural ? model.headRadius : model.spacing, 4)) m",
-                    "\(formatFixedCLI(model.delayOffset * 1e6, 1)) µs", "\(formatFixedCLI(model.gainOffsetDecibels, 2)) dB",
+                    label, "\(formatFixedCLI(binaural ? model.headRadiusMeters : model.spacingMeters, 4)) m",
+                    "\(formatFixedCLI(model.delayOffsetSeconds * 1e6, 1)) µs", "\(formatFixedCLI(model.gainOffsetDecibels, 2)) dB",
                 ]
                 if hasILDGain { cells.append(formatFixedCLI(model.ildGain, 2)) }
                 if let errors {

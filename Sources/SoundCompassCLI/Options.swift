@@ -131,8 +131,8 @@ struct AnalysisOptions: ParsableArguments {
         let bandList = bands.flatMap { try? BandSpec.parse($0) }
         return AnalysisSettings(
             array: ArrayModel(
-                kind: array ?? .spaced, spacing: spacing ?? ArrayModel.defaultSpacing,
-                headRadius: headRadius ?? ArrayModel.defaultHeadRadius, ildGain: ildGain),
+                kind: array ?? .spaced, spacingMeters: spacing ?? ArrayModel.defaultSpacing,
+                headRadiusMeters: headRadius ?? ArrayModel.defaultHeadRadius, ildGain: ildGain),
             profilePath: profile, frameLength: frame?.length, hopLength: hop?.length, silenceGateDBFS: gate,
             bands: bandList ?? BandSpec.defaults, response: response)
     }

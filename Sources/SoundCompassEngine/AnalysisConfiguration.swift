@@ -23,14 +23,14 @@ public struct AnalysisConfiguration: Sendable, Equatable {
     /// Fall rate of the frame level, dB/s, at which a frame's confidence reaches 0: frames whose
     /// level falls are mostly a room's reverberant tail (see ``TailWeighting``). Default 125 dB/s;
     /// 0 turns the weighting off.
-    public var tailDecayRate: Double
+    public var tailDecayDecibelsPerSecond: Double
 
     /// Extra lag, seconds, that GCC-PHAT searches beyond the array's physical limit (default 0).
     /// Calibration measures with a margin, so that a rig wider than its nominal spacing or a
     /// lagging channel is not clipped at the nominal limit.
-    public var lagMargin: Double = 0
+    public var lagMarginSeconds: Double = 0
 
-    /// Default ``tailDecayRate``, dB/s: the decay of a room with an RT60 of about 0.5 s.
+    /// Default ``tailDecayDecibelsPerSecond``, dB/s: the decay of a room with an RT60 of about 0.5 s.
     public static let defaultTailDecayRate = 125.0
 
     /// Lowest supported sample rate, Hz.
@@ -54,14 +54,14 @@ public struct AnalysisConfiguration: Sendable, Equatable {
     ///   - hopLength: samples; `nil` for half the frame (50 % overlap).
     ///   - array: the array model.
     ///   - silenceGateDBFS: see ``silenceGateDBFS``.
-    ///   - tailDecayRate: see ``tailDecayRate``.
+    ///   - tailDecayDecibelsPerSecond: see ``tailDecayDecibelsPerSecond``.
     public init(
         sampleRate: Double, frameLength: Int? = nil, hopLength: Int? = nil,
         array: ArrayModel = ArrayModel(), silenceGateDBFS: Double = -70, coherenceSmoothing: Double = 0.5,
         bands: [BandSpec] = BandSpec.defaults, activity: ActivityConfiguration = ActivityConfiguration(),
-        response: TrackerResponse = .balanced, tailDecayRate: Double = defaultTailDecayRate
+        response: TrackerResponse = .balanced, tailDecayDecibelsPerSecond: Double = defaultTailDecayRate
     ) {
-        self.tailDecayRate = tailDecayRate
+        self.tailDecayDecibelsPerSecond = tailDecayDecibelsPerSecond
         self.bands = bands
         self.activity = activity
         self.response = response
@@ -85,7 +85,7 @@ public struct AnalysisConfiguration: Sendable, Equatable {
         guard frameLength <= 1 << 20 else { throw .frameTooLong(frameLength) }
         guard hopLength >= 1, hopLength <= frameLength else { throw .badHop(hopLength, frame: frameLength) }
         guard coherenceSmoothing >= 0, coherenceSmoothing <= 1 else { throw .badSmoothing(coherenceSmoothing) }
-        guard tailDecayRate.isFinite, tailDecayRate >= 0 else { throw .badTailDecayRate(tailDecayRate) }
+        guard tailDecayDecibelsPerSecond.isFinite, tailDecayDecibelsPerSecond >= 0 else { throw .badTailDecayRate(tailDecayDecibelsPerSecond) }
         for band in usableBands where band.high - band.low < 2 * sampleRate / Double(frameLength) {
             throw .bandTooNarrow(band.name, frame: frameLength)
         }
@@ -99,9 +99,9 @@ public struct AnalysisConfiguration: Sendable, Equatable {
     public var usableBands: [BandSpec] { BandSpec.usable(bands, sampleRate: sampleRate) }
 
     /// The largest lag GCC-PHAT must search, in samples: the array's largest physical delay plus
-    /// the calibrated channel delay and ``lagMargin``, times the sample rate.
+    /// the calibrated channel delay and ``lagMarginSeconds``, times the sample rate.
     public var maximumLagSamples: Double {
-        (array.maximumDelay + abs(array.delayOffset) + max(0, lagMargin)) * sampleRate
+        (array.maximumDelaySeconds + abs(array.delayOffsetSeconds) + max(0, lagMarginSeconds)) * sampleRate
     }
 
     /// Frame duration in seconds.

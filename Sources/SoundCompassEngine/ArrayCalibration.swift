@@ -138,7 +138,7 @@ public enum ArrayCalibration {
     /// least ``minimumLateralSpan``, more when the pair is so small that the span's delays
     /// cover fewer than ``minimumDelaySpanSamples`` samples.
     public static func neededLateralSpan(for model: ArrayModel, sampleRate: Double) -> Double {
-        let fullSpanSamples = 2 * model.maximumDelay * sampleRate
+        let fullSpanSamples = 2 * model.maximumDelaySeconds * sampleRate
         return max(minimumLateralSpan, 2 * minimumDelaySpanSamples / max(fullSpanSamples, 1e-9))
     }
 
@@ -208,23 +208,23 @@ public enum ArrayCalibration {
     }
 
     /// Fits the time cue, `τ = aperture·x + τ₀` with `x` the model's delay per unit aperture,
-    /// into `fit` (the aperture for `.spacing`, `τ₀` for `.delay`, and the delay residual).
+    /// into `fit` (the aperture for `.spacingMeters`, `τ₀` for `.delay`, and the delay residual).
     private static func fitTimeCue(
         _ frames: Frames, parameters: [CalibrationParameter], into fit: inout CalibrationFit
     ) throws(CalibrationError) {
         let nominal = fit.array
-        let c = nominal.speedOfSound
+        let c = nominal.speedOfSoundMetersPerSecond
         let x: [Double] = frames.lateral.map { s in
             switch nominal.kind {
             case .spaced, .coincident: return -s / c
             case .binaural: return -(asin(s) + s) / c
             }
         }
-        let aperture = nominal.kind == .binaural ? nominal.headRadius : nominal.spacing
+        let aperture = nominal.kind == .binaural ? nominal.headRadiusMeters : nominal.spacingMeters
         let time = RobustLine.fit(
             x: x, y: frames.observations.map(\.delay), weights: frames.weights,
             slope: parameters.contains(.spacing) ? nil : aperture,
-            intercept: parameters.contains(.delay) ? nil : nominal.delayOffset)
+            intercept: parameters.contains(.delay) ? nil : nominal.delayOffsetSeconds)
         if parameters.contains(.spacing) {
             guard time.slope > 0 else {
                 throw .cannotFit(parameter: .spacing, reason: time.slope < 0
@@ -238,11 +238,11 @@ public enum ArrayCalibration {
             guard time.slope <= 10 else {
                 throw .cannotFit(parameter: .spacing, reason: "the fitted aperture \(formatFixed(time.slope, 3)) m is not a microphone pair")
             }
-            if nominal.kind == .binaural { fit.array.headRadius = time.slope } else { fit.array.spacing = time.slope }
+            if nominal.kind == .binaural { fit.array.headRadiusMeters = time.slope } else { fit.array.spacingMeters = time.slope }
             fit.standardErrors[.spacing] = time.slopeError
         }
         if parameters.contains(.delay) {
-            fit.array.delayOffset = time.intercept
+            fit.array.delayOffsetSeconds = time.intercept
             fit.standardErrors[.delay] = time.interceptError
         }
         fit.delayResidual = time.residual

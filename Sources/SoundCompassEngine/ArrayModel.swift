@@ -12,10 +12,10 @@ import Musl
 public struct ArrayModel: Sendable, Equatable {
     /// The physical arrangement.
     public enum Kind: String, Sendable, CaseIterable {
-        /// Two omnidirectional microphones `spacing` metres apart in free field.
+        /// Two omnidirectional microphones `spacingMeters` metres apart in free field.
         /// `azimuth = −asin(c·τ/d)`; the level difference carries no weight.
         case spaced
-        /// Microphones at the ears of a spherical head of radius `headRadius` (Woodworth's
+        /// Microphones at the ears of a spherical head of radius `headRadiusMeters` (Woodworth's
         /// model `τ = −(r/c)·(θ + sin θ)`); the high-frequency level difference is a second cue.
         case binaural
         /// Level-encoded stereo (XY/MS pair, a phone's beamformed pair): the level difference
@@ -25,56 +25,58 @@ public struct ArrayModel: Sendable, Equatable {
 
     /// The arrangement.
     public var kind: Kind
-    /// Microphone spacing in metres (spaced; also the aperture for the coincident model's time cue).
-    public var spacing: Double
+    /// Microphone spacingMeters in metres (spaced; also the aperture for the coincident model's time cue).
+    public var spacingMeters: Double
     /// Head radius in metres (binaural).
-    public var headRadius: Double
+    public var headRadiusMeters: Double
     /// Speed of sound in m/s.
-    public var speedOfSound: Double
+    public var speedOfSoundMetersPerSecond: Double
     /// Level-cue mapping gain. Coincident: the gain `g` of `lateral = sign(x)·tanh(g·(|x| − 0.01))`
     /// with `x = (R_rms − L_rms)/(R_rms + L_rms)` (12, as in the iOS app). Binaural: decibels of
     /// high-frequency level difference for a source at ±90° (`lateral = ILD_hf / gain`, 10 dB).
     public var ildGain: Double
     /// Inter-channel delay of the hardware in seconds, subtracted from every measured delay
     /// (right minus left; from a calibration profile, 0 by default).
-    public var delayOffset: Double
+    public var delayOffsetSeconds: Double
     /// Inter-channel gain of the hardware in dB, subtracted from every measured level
     /// difference (right minus left; from a calibration profile, 0 by default).
     public var gainOffsetDecibels: Double
 
     /// Default speed of sound, m/s (air at about 20 °C).
     public static let defaultSpeedOfSound = 343.0
-    /// Default microphone spacing, metres.
+    /// Default microphone spacingMeters, metres.
     public static let defaultSpacing = 0.15
     /// Default head radius, metres.
     public static let defaultHeadRadius = 0.0875
 
     /// - Parameters:
     ///   - kind: the arrangement (default `.spaced`).
-    ///   - spacing: microphone spacing in metres (> 0).
-    ///   - headRadius: head radius in metres (> 0).
+    ///   - spacingMeters: microphone spacingMeters in metres (> 0).
+    ///   - headRadiusMeters: head radius in metres (> 0).
     ///   - ildGain: level-cue gain; `nil` picks the kind's default (12 coincident, 10 dB binaural).
-    ///   - speedOfSound: m/s.
+    ///   - speedOfSoundMetersPerSecond: m/s.
+    ///   - delayOffsetSeconds: see ``delayOffsetSeconds``.
+    ///   - gainOffsetDecibels: see ``gainOffsetDecibels``.
     public init(
-        kind: Kind = .spaced, spacing: Double = defaultSpacing, headRadius: Double = defaultHeadRadius,
-        ildGain: Double? = nil, speedOfSound: Double = defaultSpeedOfSound,
-        delayOffset: Double = 0, gainOffsetDecibels: Double = 0
+        kind: Kind = .spaced, spacingMeters: Double = defaultSpacing, headRadiusMeters: Double = defaultHeadRadius,
+        ildGain: Double? = nil, speedOfSoundMetersPerSecond: Double = defaultSpeedOfSound,
+        delayOffsetSeconds: Double = 0, gainOffsetDecibels: Double = 0
     ) {
-        precondition(spacing > 0 && headRadius > 0 && speedOfSound > 0)
+        precondition(spacingMeters > 0 && headRadiusMeters > 0 && speedOfSoundMetersPerSecond > 0)
         self.kind = kind
-        self.spacing = spacing
-        self.headRadius = headRadius
-        self.speedOfSound = speedOfSound
+        self.spacingMeters = spacingMeters
+        self.headRadiusMeters = headRadiusMeters
+        self.speedOfSoundMetersPerSecond = speedOfSoundMetersPerSecond
         self.ildGain = ildGain ?? (kind == .binaural ? 10 : 12)
-        self.delayOffset = delayOffset
+        self.delayOffsetSeconds = delayOffsetSeconds
         self.gainOffsetDecibels = gainOffsetDecibels
     }
 
     /// The largest physically possible |delay| in seconds (a source at ±90°).
-    public var maximumDelay: Double {
+    public var maximumDelaySeconds: Double {
         switch kind {
-        case .spaced, .coincident: spacing / speedOfSound
-        case .binaural: headRadius / speedOfSound * (Double.pi / 2 + 1)
+        case .spaced, .coincident: spacingMeters / speedOfSoundMetersPerSecond
+        case .binaural: headRadiusMeters / speedOfSoundMetersPerSecond * (Double.pi / 2 + 1)
         }
     }
 
@@ -82,16 +84,16 @@ public struct ArrayModel: Sendable, Equatable {
     /// (the reverberant field of a room) as `Γ(f) = sin(2πf·τd)/(2πf·τd)`, or nil when the model
     /// has none.
     ///
-    /// - spaced: the spacing over the speed of sound, which makes `Γ` exact for two
+    /// - spaced: the spacingMeters over the speed of sound, which makes `Γ` exact for two
     ///   omnidirectional microphones (Cook et al., 1955): near 1 below `c/(4d)`, first zero at
     ///   `c/(2d)`.
     /// - binaural: the largest interaural delay, an approximation: a head's diffuse-field
     ///   coherence falls like that of a free pair somewhat wider than the head.
     /// - coincident: nil. The capsules share one point, so the diffuse field is coherent at every
     ///   frequency and the time cue carries little anyway.
-    public var diffuseCoherenceDelay: Double? {
+    public var diffuseCoherenceDelaySeconds: Double? {
         switch kind {
-        case .spaced, .binaural: maximumDelay
+        case .spaced, .binaural: maximumDelaySeconds
         case .coincident: nil
         }
     }
@@ -100,23 +102,23 @@ public struct ArrayModel: Sendable, Equatable {
     public func delay(lateral: Double) -> Double {
         let s = max(-1, min(1, lateral))
         switch kind {
-        case .spaced, .coincident: return -spacing * s / speedOfSound
+        case .spaced, .coincident: return -spacingMeters * s / speedOfSoundMetersPerSecond
         case .binaural:
             let theta = asin(s)
-            return -headRadius / speedOfSound * (theta + s)
+            return -headRadiusMeters / speedOfSoundMetersPerSecond * (theta + s)
         }
     }
 
     /// The lateral value `sin θ` (−1…1) of a measured delay (right minus left, seconds),
     /// clamped at the physical limits.
     public func lateral(delay: Double) -> Double {
-        let tau = delay - delayOffset
+        let tau = delay - delayOffsetSeconds
         switch kind {
         case .spaced, .coincident:
-            return max(-1, min(1, -speedOfSound * tau / spacing))
+            return max(-1, min(1, -speedOfSoundMetersPerSecond * tau / spacingMeters))
         case .binaural:
             // Invert θ + sin θ = −τ·c/r on [−π/2, π/2] (monotonic) by Newton's method.
-            let target = max(-(Double.pi / 2 + 1), min(Double.pi / 2 + 1, -tau * speedOfSound / headRadius))
+            let target = max(-(Double.pi / 2 + 1), min(Double.pi / 2 + 1, -tau * speedOfSoundMetersPerSecond / headRadiusMeters))
             var theta = target / 2
             for _ in 0..<8 {
                 let f = theta + sin(theta) - target

@@ -49,7 +49,7 @@ package final class DirectionEstimator {
         self.gccPhat = GCCPHAT(
             frameLength: configuration.frameLength, maxLagSamples: configuration.maximumLagSamples,
             coherenceSmoothing: Float(configuration.coherenceSmoothing),
-            diffuseCoherenceDelaySamples: configuration.array.diffuseCoherenceDelay.map { $0 * fs })
+            diffuseCoherenceDelaySamples: configuration.array.diffuseCoherenceDelaySeconds.map { $0 * fs })
         let n = gccPhat.fftSize
         self.highFrequencyBin = min(n / 2, max(1, Int((Self.highFrequencyEdge / fs * Double(n)).rounded(.up))))
     }

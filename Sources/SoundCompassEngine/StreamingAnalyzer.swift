@@ -64,7 +64,7 @@ public final class StreamingAnalyzer {
         self.right = AlignedFloats(count: configuration.frameLength)
         self.activity = ActivityDetector(configuration: configuration.activity, hopDuration: configuration.hopDuration)
         self.tracker = AzimuthTracker(response: configuration.response, hopDuration: configuration.hopDuration)
-        self.tail = TailWeighting(decayRate: configuration.tailDecayRate, hopDuration: configuration.hopDuration)
+        self.tail = TailWeighting(decayRate: configuration.tailDecayDecibelsPerSecond, hopDuration: configuration.hopDuration)
         self.frontBack = FrontBackResolver(hopDuration: configuration.hopDuration)
         self.orientation = orientation
         self.record.bands = subbands.makeRecords()
@@ -193,7 +193,7 @@ public final class StreamingAnalyzer {
         // Report the cues as the array model sees them: with a calibration profile's hardware
         // offsets removed (both are 0 by default).
         record.ildDecibels = estimate.levels.ildDecibels - config.array.gainOffsetDecibels
-        record.itdMicroseconds = (estimate.delay.lagSamples / config.sampleRate - config.array.delayOffset) * 1e6
+        record.itdMicroseconds = (estimate.delay.lagSamples / config.sampleRate - config.array.delayOffsetSeconds) * 1e6
         record.levelDBFS = estimate.levels.levelDBFS
         record.active = active
         record.itdConfidence = estimate.timeCue.confidence

@@ -42,7 +42,7 @@ package final class SubbandEstimator {
         self.binRanges = bands.map { band in
             (Int((band.low / fs * Double(fftSize)).rounded(.up)), Int((band.high / fs * Double(fftSize)).rounded(.down)))
         }
-        let aliasingLimit = 1 / (2 * configuration.array.maximumDelay)
+        let aliasingLimit = 1 / (2 * configuration.array.maximumDelaySeconds)
         self.aliased = bands.map { $0.high > aliasingLimit }
     }
 

@@ -19,7 +19,7 @@ struct AccuracyTests {
     static let azimuths = stride(from: -80.0, through: 80.0, by: 5.0).map { $0 }
 
     static func medianErrors(_ setup: Setup) throws -> [(azimuth: Double, error: Double, confidence: Double)] {
-        let array = ArrayModel(kind: .spaced, spacing: setup.spacing)
+        let array = ArrayModel(kind: .spaced, spacingMeters: setup.spacing)
         let config = AnalysisConfiguration(sampleRate: setup.sampleRate, array: array)
         return try azimuths.map { azimuth in
             let signal = stillSource(

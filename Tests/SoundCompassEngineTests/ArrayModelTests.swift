@@ -7,7 +7,7 @@ import TestSupport
 struct ArrayModelTests {
     @Test("spaced: delay ↔ lateral round trip, −asin(c·τ/d)", arguments: [-1.0, -0.5, 0, 0.3, 0.99])
     func spacedRoundTrip(lateral: Double) {
-        let model = ArrayModel(kind: .spaced, spacing: 0.15)
+        let model = ArrayModel(kind: .spaced, spacingMeters: 0.15)
         let tau = model.delay(lateral: lateral)
         #expect(abs(tau - (-0.15 * lateral / 343)) < 1e-12)
         #expect(abs(model.lateral(delay: tau) - lateral) < 1e-9)
@@ -65,7 +65,7 @@ struct ArrayModelTests {
         let gain = pow(10, 3.0 / 20)
         let signal = StereoSignal(left: mono.map { Float($0) }, right: late.map { Float($0 * gain) }, sampleRate: 48000)
         for kind in ArrayModel.Kind.allCases {
-            let model = ArrayModel(kind: kind, delayOffset: 0.00004, gainOffsetDecibels: 3)
+            let model = ArrayModel(kind: kind, delayOffsetSeconds: 0.00004, gainOffsetDecibels: 3)
             let records = try analyze(signal, configuration: AnalysisConfiguration(sampleRate: 48000, array: model))
             #expect(abs(median(records.map(\.azimuth))) < 0.5, "\(kind)")
             #expect(abs(median(records.map(\.ildDecibels))) < 0.05, "\(kind)")

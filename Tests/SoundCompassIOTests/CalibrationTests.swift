@@ -40,9 +40,9 @@ struct CalibrationTests {
         var corrected = nominal
         corrected.array = fit.array
         let after = try Calibrator.errors(source(signal), configuration: corrected, truth: try truth(scene))
-        print("calibration: spacing \(fit.array.spacing) m, delay \(fit.array.delayOffset * 1e6) µs, gain \(fit.array.gainOffsetDecibels) dB; frames \(fit.frameCount); median error before \(measurement.before.median)°, after \(after.median)°")
-        #expect(abs(fit.array.spacing - 0.12) / 0.12 < 0.02)
-        #expect(abs(fit.array.delayOffset - 40e-6) < 5e-6)
+        print("calibration: spacing \(fit.array.spacingMeters) m, delay \(fit.array.delayOffsetSeconds * 1e6) µs, gain \(fit.array.gainOffsetDecibels) dB; frames \(fit.frameCount); median error before \(measurement.before.median)°, after \(after.median)°")
+        #expect(abs(fit.array.spacingMeters - 0.12) / 0.12 < 0.02)
+        #expect(abs(fit.array.delayOffsetSeconds - 40e-6) < 5e-6)
         #expect(abs(fit.array.gainOffsetDecibels - 3) < 0.3)
         #expect(measurement.before.median > 3, "the uncalibrated rig is visibly off")
 
@@ -94,8 +94,8 @@ struct LevelCalibrationTests {
     func binaural() throws {
         let result = try calibrate(.binaural(headRadius: 0.095, ildAt90: 8), nominal: ArrayModel(kind: .binaural))
         let a = result.fit.array
-        print("binaural: head radius \(a.headRadius) m, gain \(a.gainOffsetDecibels) dB, ILD gain \(a.ildGain) dB; median error \(result.before)° → \(result.after)°")
-        #expect(abs(a.headRadius - 0.095) / 0.095 < 0.03)
+        print("binaural: head radius \(a.headRadiusMeters) m, gain \(a.gainOffsetDecibels) dB, ILD gain \(a.ildGain) dB; median error \(result.before)° → \(result.after)°")
+        #expect(abs(a.headRadiusMeters - 0.095) / 0.095 < 0.03)
         #expect(abs(a.gainOffsetDecibels - 2) < 0.3)
         #expect(abs(a.ildGain - 8) < 0.8)
         #expect(result.after < result.before / 2)

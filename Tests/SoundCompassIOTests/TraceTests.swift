@@ -24,7 +24,7 @@ struct TraceTests {
         let truth = try TruthTrack(text: scene.truthCSV(), name: "moving.truth.csv")
         let svg = TracePlot.render(trace, options: .init(
             title: "moving <&> source.wav", settings: "48000 Hz; spaced 0.15 m", truth: truth,
-            maximumITDMicroseconds: config.array.maximumDelay * 1e6, gateDBFS: -70))
+            maximumITDMicroseconds: config.array.maximumDelaySeconds * 1e6, gateDBFS: -70))
         let doc = try #require(SVGElements.parse(svg), "well-formed XML")
         #expect(doc.elements.first?.name == "svg")
         #expect(doc.texts.contains("SoundCompass trace — moving <&> source.wav"), "title with the file name, escaped")

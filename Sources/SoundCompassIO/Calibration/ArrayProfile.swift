@@ -12,9 +12,9 @@ public struct ArrayProfile: Sendable, Equatable {
     /// The array model.
     public var array: ArrayModel.Kind
     /// Microphone spacing, metres (spaced, coincident; for binaural the ear-to-ear distance, 2 × the head radius).
-    public var spacing: Double
+    public var spacingMeters: Double
     /// Head radius, metres (binaural; `nil` otherwise).
-    public var headRadius: Double?
+    public var headRadiusMeters: Double?
     /// Inter-channel delay of the hardware, right minus left, microseconds.
     public var delayOffsetMicroseconds: Double
     /// Inter-channel gain of the hardware, right minus left, dB.
@@ -24,7 +24,7 @@ public struct ArrayProfile: Sendable, Equatable {
     /// Sample rate of the recording the profile was fitted on, Hz.
     public var sampleRate: Double
     /// Speed of sound the spacing was fitted with, m/s.
-    public var speedOfSound: Double
+    public var speedOfSoundMetersPerSecond: Double
     /// The parameters that were fitted (the others are the nominal values), e.g. `["spacing", "delay", "gain"]`.
     public var fitted: [String]
     /// The recording the profile was fitted on (informational).
@@ -39,13 +39,13 @@ public struct ArrayProfile: Sendable, Equatable {
         medianErrorBeforeDegrees: Double? = nil, medianErrorAfterDegrees: Double? = nil
     ) {
         array = model.kind
-        spacing = model.kind == .binaural ? 2 * model.headRadius : model.spacing
-        headRadius = model.kind == .binaural ? model.headRadius : nil
-        delayOffsetMicroseconds = model.delayOffset * 1e6
+        spacingMeters = model.kind == .binaural ? 2 * model.headRadiusMeters : model.spacingMeters
+        headRadiusMeters = model.kind == .binaural ? model.headRadiusMeters : nil
+        delayOffsetMicroseconds = model.delayOffsetSeconds * 1e6
         gainOffsetDecibels = model.gainOffsetDecibels
         ildGain = model.kind == .spaced ? nil : model.ildGain
         self.sampleRate = sampleRate
-        speedOfSound = model.speedOfSound
+        speedOfSoundMetersPerSecond = model.speedOfSoundMetersPerSecond
         self.fitted = fitted.map(\.rawValue)
         self.recording = recording
         self.medianErrorBeforeDegrees = medianErrorBeforeDegrees
@@ -55,9 +55,10 @@ public struct ArrayProfile: Sendable, Equatable {
     /// The array model this profile describes.
     public var model: ArrayModel {
         ArrayModel(
-            kind: array, spacing: array == .binaural ? ArrayModel.defaultSpacing : spacing,
-            headRadius: headRadius ?? (array == .binaural ? spacing / 2 : ArrayModel.defaultHeadRadius),
-            ildGain: ildGain, speedOfSound: speedOfSound, delayOffset: delayOffsetMicroseconds * 1e-6,
+            kind: array, spacingMeters: array == .binaural ? ArrayModel.defaultSpacing : spacingMeters,
+            headRadiusMeters: headRadiusMeters ?? (array == .binaural ? spacingMeters / 2 : ArrayModel.defaultHeadRadius),
+            ildGain: ildGain, speedOfSoundMetersPerSecond: speedOfSoundMetersPerSecond,
+            delayOffsetSeconds: delayOffsetMicroseconds * 1e-6,
             gainOffsetDecibels: gainOffsetDecibels)
     }
 
@@ -102,13 +103,13 @@ public struct ArrayProfile: Sendable, Equatable {
         let c = file.speed_of_sound_m_s ?? ArrayModel.defaultSpeedOfSound
         try check(c.isFinite && c >= 100 && c <= 2000, "speed_of_sound_m_s \(c) is not a speed of sound")
         var profile = ArrayProfile(model: ArrayModel(kind: kind), sampleRate: file.sample_rate, fitted: [])
-        profile.spacing = file.spacing_m
-        profile.headRadius = kind == .binaural ? (file.head_radius_m ?? file.spacing_m / 2) : nil
-        try check(kind != .binaural || profile.headRadius! <= 1, "spacing_m \(file.spacing_m) is too wide for a head")
+        profile.spacingMeters = file.spacing_m
+        profile.headRadiusMeters = kind == .binaural ? (file.head_radius_m ?? file.spacing_m / 2) : nil
+        try check(kind != .binaural || profile.headRadiusMeters! <= 1, "spacing_m \(file.spacing_m) is too wide for a head")
         profile.delayOffsetMicroseconds = file.delay_offset_us
         profile.gainOffsetDecibels = file.gain_offset_db
         profile.ildGain = kind == .spaced ? nil : file.ild_gain
-        profile.speedOfSound = c
+        profile.speedOfSoundMetersPerSecond = c
         profile.fitted = file.fitted ?? []
         profile.recording = file.recording
         profile.medianErrorBeforeDegrees = file.median_error_before_deg
@@ -128,15 +129,15 @@ public struct ArrayProfile: Sendable, Equatable {
             "\"format\": \"soundcompass-profile\"",
             "\"version\": 1",
             "\"array\": \(string(array.rawValue))",
-            "\"spacing_m\": \(number(spacing, 5))",
+            "\"spacing_m\": \(number(spacingMeters, 5))",
         ]
-        if let headRadius { lines.append("\"head_radius_m\": \(number(headRadius, 5))") }
+        if let headRadiusMeters { lines.append("\"head_radius_m\": \(number(headRadiusMeters, 5))") }
         lines += [
             "\"delay_offset_us\": \(number(delayOffsetMicroseconds, 2))",
             "\"gain_offset_db\": \(number(gainOffsetDecibels, 3))",
             "\"ild_gain\": \(ildGain.map { number($0, 3) } ?? "null")",
             "\"sample_rate\": \(number(sampleRate, sampleRate == sampleRate.rounded() ? 0 : 3))",
-            "\"speed_of_sound_m_s\": \(number(speedOfSound, 1))",
+            "\"speed_of_sound_m_s\": \(number(speedOfSoundMetersPerSecond, 1))",
             "\"fitted\": [\(fitted.map(string).joined(separator: ", "))]",
         ]
         if let recording { lines.append("\"recording\": \(string(recording))") }

@@ -22,15 +22,15 @@ public enum Calibrator {
     /// Extra lag searched while measuring, beyond the nominal limit, seconds: half the nominal
     /// largest delay (a pair up to 1.5 × wider than its nominal spacing) plus 0.5 ms (a channel
     /// that lags by up to 24 samples at 48 kHz).
-    package static func lagMargin(for model: ArrayModel) -> Double { 0.5 * model.maximumDelay + 0.0005 }
+    package static func lagMargin(for model: ArrayModel) -> Double { 0.5 * model.maximumDelaySeconds + 0.0005 }
 
     /// The settings that measure the cues: `configuration` without the hardware offsets and
     /// with ``lagMargin(for:)``.
     package static func measurementConfiguration(_ configuration: AnalysisConfiguration) -> AnalysisConfiguration {
         var measuring = configuration
-        measuring.array.delayOffset = 0
+        measuring.array.delayOffsetSeconds = 0
         measuring.array.gainOffsetDecibels = 0
-        measuring.lagMargin = lagMargin(for: configuration.array)
+        measuring.lagMarginSeconds = lagMargin(for: configuration.array)
         return measuring
     }
 

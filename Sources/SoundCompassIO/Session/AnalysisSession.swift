@@ -146,7 +146,7 @@ public final class AnalysisSession {
     public func plotOptions(for trace: TraceSession) -> TracePlot.Options {
         TracePlot.Options(
             title: trace.name, settings: plotSettings, truth: trace.truth,
-            maximumITDMicroseconds: configuration.array.maximumDelay * 1e6, gateDBFS: configuration.silenceGateDBFS,
+            maximumITDMicroseconds: configuration.array.maximumDelaySeconds * 1e6, gateDBFS: configuration.silenceGateDBFS,
             bandLabels: configuration.usableBands.map { "\($0.name) \(Int($0.low))–\(Int($0.high)) Hz" },
             duration: analyzedDuration)
     }
@@ -156,13 +156,13 @@ public final class AnalysisSession {
     public static func describe(_ model: ArrayModel) -> String {
         var text = model.kind.rawValue
         switch model.kind {
-        case .spaced: text += " \(formatTrimmed(model.spacing, 4)) m"
-        case .coincident: text += " \(formatTrimmed(model.spacing, 4)) m, ILD gain \(formatTrimmed(model.ildGain, 2))"
+        case .spaced: text += " \(formatTrimmed(model.spacingMeters, 4)) m"
+        case .coincident: text += " \(formatTrimmed(model.spacingMeters, 4)) m, ILD gain \(formatTrimmed(model.ildGain, 2))"
         case .binaural:
-            text += " head radius \(formatTrimmed(model.headRadius, 4)) m, ILD gain \(formatTrimmed(model.ildGain, 2)) dB"
+            text += " head radius \(formatTrimmed(model.headRadiusMeters, 4)) m, ILD gain \(formatTrimmed(model.ildGain, 2)) dB"
         }
-        if model.delayOffset != 0 || model.gainOffsetDecibels != 0 {
-            text += ", channel offsets \(formatTrimmed(model.delayOffset * 1e6, 1)) µs \(formatTrimmed(model.gainOffsetDecibels, 2)) dB"
+        if model.delayOffsetSeconds != 0 || model.gainOffsetDecibels != 0 {
+            text += ", channel offsets \(formatTrimmed(model.delayOffsetSeconds * 1e6, 1)) µs \(formatTrimmed(model.gainOffsetDecibels, 2)) dB"
         }
         return text
     }
