@@ -101,6 +101,7 @@ extension CLIFailure {
     }
 
     /// `text` with `hint` at its end (before a final question mark), unless it already says it.
+    /// The engine names no option: the hint is the command line's own.
     private static func withHint(_ text: String, _ hint: String) -> String {
         if text.contains(hint) { return text }
         return text.hasSuffix("?") ? "\(text.dropLast()) \(hint)?" : "\(text) \(hint)"

@@ -83,7 +83,7 @@ public enum CalibrationError: Error, Equatable, CustomStringConvertible {
         case .tooFewFrames(let confident, let needed, let active):
             "only \(confident) confident frames where the truth knows the source (of \(active) active); a fit needs at least \(needed) — record a longer or louder known sound"
         case .narrowTruth(let parameter, let low, let high, let span):
-            "the truth covers only \(formatDegrees(low))…\(formatDegrees(high))° (sin θ span \(formatFixed(sin(high * .pi / 180) - sin(low * .pi / 180), 2))); fitting the \(parameter.noun) needs a span of at least \(formatFixed(span, 2)) — sweep the source further across, or fit the offsets only (--fit delay,gain)"
+            "the truth covers only \(formatDegrees(low))…\(formatDegrees(high))° (sin θ span \(formatFixed(sin(high * .pi / 180) - sin(low * .pi / 180), 2))); fitting the \(parameter.noun) needs a span of at least \(formatFixed(span, 2)) — sweep the source further across, or fit the offsets only"
         case .cannotFit(let parameter, let reason):
             "cannot fit the \(parameter.noun): \(reason)"
         }
@@ -228,7 +228,7 @@ public enum ArrayCalibration {
         if parameters.contains(.spacing) {
             guard time.slope > 0 else {
                 throw .cannotFit(parameter: .spacing, reason: time.slope < 0
-                    ? "the delay falls as the source moves right, the opposite of a left/right pair — are the channels swapped (--swap)?"
+                    ? "the delay falls as the source moves right, the opposite of a left/right pair — are the channels swapped?"
                     : "the delay does not change with the angle")
             }
             let relative = time.slopeError / time.slope
