@@ -1,8 +1,8 @@
 import CFFTW
 
 /// A zero-initialised float buffer from FFTW's allocator (SIMD-aligned), freed on deinit.
-package final class AlignedFloats: @unchecked Sendable {
-    // @unchecked: like a raw buffer, it is the owner's job not to share it across threads.
+package final class AlignedFloats {
+    // Not Sendable: a mutable buffer belongs to the one object (and thread) that owns it.
 
     /// Start of the buffer.
     package let baseAddress: UnsafeMutablePointer<Float>
