@@ -19,7 +19,7 @@ extension SoundCompassCommand {
         @Argument(help: "A recording of a sound whose direction is known.")
         var file: String
 
-        @Option(help: ArgumentHelp("The true azimuth in degrees (a still source), or a CSV file with time,azimuth columns.", valueName: "deg|file"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("The true azimuth in degrees (a still source), or a CSV file with time,azimuth columns.", valueName: "deg|file"))
         var truth: String
 
         @Option(help: ArgumentHelp(

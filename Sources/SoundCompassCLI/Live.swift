@@ -25,10 +25,10 @@ extension SoundCompassCommand {
         @Option(help: ArgumentHelp("Read interleaved raw PCM from this file or FIFO instead of a device; '-' for standard input.", valueName: "path|-"))
         var input: String?
 
-        @Option(help: ArgumentHelp("Sample rate, Hz (a device may give the nearest it supports).", valueName: "Hz"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("Sample rate, Hz (a device may give the nearest it supports).", valueName: "Hz"))
         var rate: Int = 48000
 
-        @Option(help: ArgumentHelp("Frames read at a time (default: the analysis hop).", valueName: "frames"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("Frames read at a time (default: the analysis hop).", valueName: "frames"))
         var period: Int?
 
         @Option(help: ArgumentHelp("Device sample format: auto (FLOAT_LE, else S32_LE, S24_LE, S24_3LE, S16_LE) or one of those.", valueName: "format"))
@@ -37,10 +37,10 @@ extension SoundCompassCommand {
         @Option(help: "Encoding of raw PCM from --input.")
         var rawFormat: PCMEncoding = .float32
 
-        @Option(help: ArgumentHelp("Channels per frame of raw PCM from --input (default: 2, or the highest channel --channels names).", valueName: "n"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("Channels per frame of raw PCM from --input (default: 2, or the highest channel --channels names).", valueName: "n"))
         var rawChannels: Int?
 
-        @Option(help: ArgumentHelp("Stop after this much stream time (samples captured), seconds.", valueName: "seconds"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("Stop after this much stream time (samples captured), seconds.", valueName: "seconds"))
         var duration: Double?
 
         @Flag(help: "Pace the analysis to real time: for a replayed recording, which ALSA delivers as fast as it can.")

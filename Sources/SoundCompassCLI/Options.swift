@@ -35,10 +35,10 @@ struct AnalysisOptions: ParsableArguments {
     @Option(help: "Array model: spaced (two mics in free field), binaural (ears of a head), coincident (level-encoded pair); default spaced.")
     var array: ArrayModel.Kind?
 
-    @Option(help: ArgumentHelp("Microphone spacing in metres (spaced; the time cue's aperture for coincident; default 0.15).", valueName: "metres"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Microphone spacing in metres (spaced; the time cue's aperture for coincident; default 0.15).", valueName: "metres"))
     var spacing: Double?
 
-    @Option(help: ArgumentHelp("Head radius in metres (binaural; default 0.0875).", valueName: "metres"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Head radius in metres (binaural; default 0.0875).", valueName: "metres"))
     var headRadius: Double?
 
     @Option(help: ArgumentHelp(
@@ -46,22 +46,22 @@ struct AnalysisOptions: ParsableArguments {
         valueName: "file"))
     var profile: String?
 
-    @Option(help: ArgumentHelp("Level-cue gain: tanh gain for coincident (default 12), dB at 90° for binaural (default 10).", valueName: "gain"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Level-cue gain: tanh gain for coincident (default 12), dB at 90° for binaural (default 10).", valueName: "gain"))
     var ildGain: Double?
 
-    @Option(help: ArgumentHelp("Frame length in samples, or milliseconds with 'ms' (default: about 43 ms, a power of two).", valueName: "n|Nms"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Frame length in samples, or milliseconds with 'ms' (default: about 43 ms, a power of two).", valueName: "n|Nms"))
     var frame: FrameLength?
 
-    @Option(help: ArgumentHelp("Hop between frames in samples, or milliseconds with 'ms' (default: half a frame).", valueName: "n|Nms"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Hop between frames in samples, or milliseconds with 'ms' (default: half a frame).", valueName: "n|Nms"))
     var hop: FrameLength?
 
-    @Option(help: ArgumentHelp("Two channels of a multichannel input to use as left and right, 1-based.", valueName: "L,R"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Two channels of a multichannel input to use as left and right, 1-based.", valueName: "L,R"))
     var channels: String?
 
     @Flag(help: "Exchange left and right.")
     var swap = false
 
-    @Option(help: ArgumentHelp("Frames quieter than this carry no confidence (dBFS).", valueName: "dBFS"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Frames quieter than this carry no confidence (dBFS).", valueName: "dBFS"))
     var gate: Double = -70
 
     @Option(help: ArgumentHelp(

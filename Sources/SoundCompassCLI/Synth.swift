@@ -28,37 +28,37 @@ extension SoundCompassCommand {
         @Flag(help: "Write the built-in demo scene instead (ignores --source, --duration, --array).")
         var demo = false
 
-        @Option(help: ArgumentHelp("Seconds.", valueName: "s"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("Seconds.", valueName: "s"))
         var duration: Double = 5
 
-        @Option(help: ArgumentHelp("Sample rate, Hz.", valueName: "Hz"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("Sample rate, Hz.", valueName: "Hz"))
         var rate: Int = 48000
 
         @Option(help: "Microphones: spaced, binaural (Woodworth head) or coincident (XY cardioids at ±45°).")
         var array: ArrayModel.Kind = .spaced
 
-        @Option(help: ArgumentHelp("Microphone spacing, metres (spaced).", valueName: "metres"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("Microphone spacing, metres (spaced).", valueName: "metres"))
         var spacing: Double = ArrayModel.defaultSpacing
 
-        @Option(help: ArgumentHelp("Head radius, metres (binaural).", valueName: "metres"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("Head radius, metres (binaural).", valueName: "metres"))
         var headRadius: Double = ArrayModel.defaultHeadRadius
 
-        @Option(help: ArgumentHelp("Broadband level difference at 90°, dB (binaural).", valueName: "dB"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("Broadband level difference at 90°, dB (binaural).", valueName: "dB"))
         var headIld: Double = 0
 
-        @Option(help: ArgumentHelp("Delay the right channel by this much, µs: a rig whose channels are not aligned (negative: right early).", valueName: "µs"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("Delay the right channel by this much, µs: a rig whose channels are not aligned (negative: right early).", valueName: "µs"))
         var channelDelay: Double = 0
 
-        @Option(help: ArgumentHelp("Gain of the right channel re the left, dB: a rig whose channels are not matched.", valueName: "dB"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("Gain of the right channel re the left, dB: a rig whose channels are not matched.", valueName: "dB"))
         var channelGain: Double = 0
 
-        @Option(help: ArgumentHelp("Level of each source, dBFS RMS.", valueName: "dBFS"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("Level of each source, dBFS RMS.", valueName: "dBFS"))
         var level: Double = -20
 
-        @Option(help: ArgumentHelp("Add uncorrelated white noise to each channel at this SNR, dB.", valueName: "dB"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("Add uncorrelated white noise to each channel at this SNR, dB.", valueName: "dB"))
         var snr: Double?
 
-        @Option(help: "Random seed; the same seed writes the same file.")
+        @Option(parsing: .unconditional, help: "Random seed; the same seed writes the same file.")
         var seed: UInt64 = 1
 
         @Option(help: "File format (WAV float/16/24-bit, WAVE_EXTENSIBLE 24-bit, FLAC, AIFF, Ogg Vorbis).")
@@ -78,7 +78,7 @@ extension SoundCompassCommand {
         @Option(help: "IMU log columns, with --turn: yaw (time,yaw,…) or quaternion (time,qw,qx,qy,qz).")
         var imuFormat: IMULogStyle = .yaw
 
-        @Option(help: ArgumentHelp("IMU rows per second, with --turn.", valueName: "Hz"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("IMU rows per second, with --turn.", valueName: "Hz"))
         var imuRate: Double = 100
 
         @Option(
@@ -86,7 +86,7 @@ extension SoundCompassCommand {
             help: ArgumentHelp("Write yaw growing clockwise (+1, this tool's convention) or counter-clockwise (-1), with --turn.", valueName: "+1|-1"))
         var imuYawSign: YawSign = YawSign(value: 1)
 
-        @Option(help: ArgumentHelp("Audio time at which the IMU log starts (its clock reads 0 there), seconds, with --turn.", valueName: "seconds"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("Audio time at which the IMU log starts (its clock reads 0 there), seconds, with --turn.", valueName: "seconds"))
         var imuStart: Double = 0
 
         /// Most samples per channel `synth` renders (it holds the scene in memory): 2²⁶, 23 min at 48 kHz.
