@@ -10,7 +10,8 @@ extension SoundCompassCommand {
                 Reads any format libsndfile understands (WAV incl. 24-bit and WAVE_EXTENSIBLE, FLAC, \
                 AIFF, Ogg) block by block in constant memory, at any sample rate from 8 kHz. With no \
                 FILE, analyzes the built-in demo scene.
-                """)
+                """,
+            aliases: ["analyse"])
 
         @Argument(help: "Sound file to analyze (default: the built-in demo scene).")
         var file: String?
@@ -27,10 +28,11 @@ extension SoundCompassCommand {
         @OptionGroup(title: "Trace")
         var trace: TraceOptions
 
-        @Flag(name: .shortAndLong, help: "Print no settings line or progress on stderr.")
+        @Flag(name: .shortAndLong, help: "Print nothing on stderr but errors and warnings (no settings line, progress or summary).")
         var quiet = false
 
         func run() throws {
+            if let warning = trace.ignoredOptionsWarning { Diagnostics.warning(warning) }
             try Diagnostics.reportingFailures {
                 let session = try analysis.openSession(file, imu: imu.logInput)
                 if let path = imu.imu, let out = output.output, LineSink.isSameFile(out, path) {

@@ -33,7 +33,7 @@ extension SoundCompassCommand {
         @Option(name: .shortAndLong, help: ArgumentHelp("Write the profile to this file instead of stdout.", valueName: "file"))
         var output: String?
 
-        @Flag(name: .shortAndLong, help: "Print no report on stderr.")
+        @Flag(name: .shortAndLong, help: "Print nothing on stderr but errors and warnings (no report).")
         var quiet = false
 
         func validate() throws {

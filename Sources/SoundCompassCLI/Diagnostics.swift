@@ -124,11 +124,16 @@ func createFile(_ path: String) throws(CLIFailure) -> LineSink {
 enum Diagnostics {
     /// Writes straight to file descriptor 2 (no stdio buffering, and no crash when stderr is
     /// closed: the write simply fails).
-    static func write(_ text: String) {
+    static func write(_ text: String) { write(text, to: 2) }
+
+    /// Writes `text` to stdout (help and version text).
+    static func writeStandardOutput(_ text: String) { write(text, to: 1) }
+
+    private static func write(_ text: String, to descriptor: Int32) {
         var bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress! + offset, $0.count - offset) }
+            let n = bytes.withUnsafeMutableBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
             if n < 0 && errno == EINTR { continue }
             if n <= 0 { return }
             offset += n

@@ -22,7 +22,7 @@ extension SoundCompassCommand {
         @Option(help: ArgumentHelp("ALSA capture device, any PCM name arecord -D takes (default: default). See 'soundcompass devices'.", valueName: "name"))
         var device: String?
 
-        @Option(help: ArgumentHelp("Read interleaved raw PCM from this file or FIFO instead of a device; '-' for standard input.", valueName: "path|-"))
+        @Option(help: ArgumentHelp("Read interleaved raw PCM from this file or FIFO instead of a device; '-' for standard input (default: the device).", valueName: "path|-"))
         var input: String?
 
         @Option(parsing: .unconditional, help: ArgumentHelp("Sample rate, Hz (a device may give the nearest it supports).", valueName: "Hz"))
@@ -31,7 +31,9 @@ extension SoundCompassCommand {
         @Option(parsing: .unconditional, help: ArgumentHelp("Frames read at a time (default: the analysis hop).", valueName: "frames"))
         var period: Int?
 
-        @Option(help: ArgumentHelp("Device sample format: auto (FLOAT_LE, else S32_LE, S24_LE, S24_3LE, S16_LE) or one of those.", valueName: "format"))
+        @Option(help: ArgumentHelp(
+            "Device sample format: auto (f32le, else s32le, s24le, s24_3le, s16le) or one of those; ALSA's names (FLOAT_LE, S16_LE, …) also accepted.",
+            valueName: "format"))
         var sampleFormat: String = "auto"
 
         @Option(help: "Encoding of raw PCM from --input.")
@@ -40,7 +42,7 @@ extension SoundCompassCommand {
         @Option(parsing: .unconditional, help: ArgumentHelp("Channels per frame of raw PCM from --input (default: 2, or the highest channel --channels names).", valueName: "n"))
         var rawChannels: Int?
 
-        @Option(parsing: .unconditional, help: ArgumentHelp("Stop after this much stream time (samples captured), seconds.", valueName: "seconds"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("Stop after this much stream time (samples captured), seconds (default: until the stream ends or Ctrl-C).", valueName: "seconds"))
         var duration: Double?
 
         @Flag(help: "Pace the analysis to real time: for a replayed recording, which ALSA delivers as fast as it can.")
@@ -59,7 +61,7 @@ extension SoundCompassCommand {
         @OptionGroup(title: "Output")
         var output: OutputOptions
 
-        @Flag(name: .shortAndLong, help: "Print no settings line or summary on stderr.")
+        @Flag(name: .shortAndLong, help: "Print nothing on stderr but errors and warnings (no settings line or summary).")
         var quiet = false
 
         func validate() throws {
@@ -73,7 +75,7 @@ extension SoundCompassCommand {
             }
             if sampleFormat.lowercased() != "auto" && PCMEncoding(name: sampleFormat) == nil {
                 throw ValidationError(
-                    "--sample-format must be auto or one of \(PCMEncoding.preference.map(\.alsaName).joined(separator: ", ")), got \(sampleFormat)")
+                    "--sample-format must be auto or one of \(PCMEncoding.preference.map(\.rawValue).joined(separator: ", ")), got \(sampleFormat)")
             }
             if let rawChannels, !(1...1024).contains(rawChannels) {
                 throw ValidationError("--raw-channels must be 1…1024, got \(rawChannels)")
@@ -84,6 +86,9 @@ extension SoundCompassCommand {
         func run() throws {
             // Before the device is opened, so that an early Ctrl-C also ends cleanly.
             Interrupt.install()
+            if input != nil && sampleFormat.lowercased() != "auto" {
+                Diagnostics.warning("--sample-format \(sampleFormat) is ignored: it applies to a capture device; --raw-format gives the encoding of --input")
+            }
             try Diagnostics.reportingFailures {
                 let source = try openSource()
                 let session = try AnalysisSession(
@@ -194,4 +199,7 @@ extension SoundCompassCommand {
     }
 }
 
-extension PCMEncoding: ExpressibleByArgument {}
+extension PCMEncoding: ExpressibleByArgument {
+    /// The encoding names (`f32le`, `s16le`, …) and ALSA's (`FLOAT_LE`, `S16_LE`, …) as aliases.
+    public init?(argument: String) { self.init(name: argument) }
+}

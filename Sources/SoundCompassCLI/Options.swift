@@ -14,14 +14,25 @@ struct FrameLength: ExpressibleByArgument, CustomStringConvertible {
     var unit: Unit
 
     init?(argument: String) {
+        guard let length = try? Self.parse(argument) else { return nil }
+        self = length
+    }
+
+    private init(value: Double, unit: Unit) { (self.value, self.unit) = (value, unit) }
+
+    /// Parses a length, saying what is wrong with it.
+    static func parse(_ argument: String) throws -> FrameLength {
         let text = argument.lowercased()
-        if text.hasSuffix("ms"), let v = Double(text.dropLast(2)), v > 0, v.isFinite {
-            value = v; unit = .milliseconds
-        } else if let v = Int(text), v > 0 {
-            value = Double(v); unit = .samples
-        } else {
-            return nil
+        if text.hasSuffix("ms") {
+            guard let v = Double(text.dropLast(2)), v > 0, v.isFinite else {
+                throw ArgumentProblem("milliseconds must be a positive number, e.g. 43ms")
+            }
+            return FrameLength(value: v, unit: .milliseconds)
         }
+        guard let v = Int(text), v > 0 else {
+            throw ArgumentProblem("give a positive number of samples (2048) or milliseconds with 'ms' (43ms)")
+        }
+        return FrameLength(value: Double(v), unit: .samples)
     }
 
     var description: String { unit == .samples ? "\(Int(value))" : "\(value)ms" }
@@ -49,13 +60,13 @@ struct AnalysisOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("Level-cue gain: tanh gain for coincident (default 12), dB at 90° for binaural (default 10).", valueName: "gain"))
     var ildGain: Double?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Frame length in samples, or milliseconds with 'ms' (default: about 43 ms, a power of two).", valueName: "n|Nms"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Frame length in samples, or milliseconds with 'ms' (default: about 43 ms, a power of two).", valueName: "n|Nms"), transform: FrameLength.parse)
     var frame: FrameLength?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Hop between frames in samples, or milliseconds with 'ms' (default: half a frame).", valueName: "n|Nms"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Hop between frames in samples, or milliseconds with 'ms' (default: half a frame).", valueName: "n|Nms"), transform: FrameLength.parse)
     var hop: FrameLength?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Two channels of a multichannel input to use as left and right, 1-based.", valueName: "L,R"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Two channels of a multichannel input to use as left and right, 1-based (default 1,2).", valueName: "L,R"))
     var channels: String?
 
     @Flag(help: "Exchange left and right.")

@@ -6,7 +6,7 @@ struct OutputOptions: ParsableArguments {
     @Option(help: "Record format (default: text on a terminal, jsonl otherwise).")
     var format: RecordFormat?
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Write records to this file instead of stdout.", valueName: "file"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write records to this file (default: stdout).", valueName: "file"))
     var output: String?
 
     /// A writer for `session`'s records.

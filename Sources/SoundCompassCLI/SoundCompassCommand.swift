@@ -1,20 +1,6 @@
 import ArgumentParser
 import SoundCompass
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
-@main
-enum Main {
-    static func main() {
-        // A reader that goes away (`soundcompass … | head`) must end the run quietly: get EPIPE
-        // from write(2) instead of being killed by SIGPIPE.
-        signal(SIGPIPE, SIG_IGN)
-        SoundCompassCommand.main()
-    }
-}
-
 struct SoundCompassCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "soundcompass",
@@ -29,4 +15,11 @@ struct SoundCompassCommand: ParsableCommand {
         subcommands: [Analyze.self, Live.self, Trace.self, Calibrate.self, Devices.self, Synth.self],
         defaultSubcommand: Analyze.self
     )
+
+    /// The subcommands by every name they answer to (their names and aliases).
+    static var commandsByName: [(name: String, command: ParsableCommand.Type)] {
+        configuration.subcommands.flatMap { command in
+            ([command._commandName] + command.configuration.aliases).map { (name: $0, command: command) }
+        }
+    }
 }

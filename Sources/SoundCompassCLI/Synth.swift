@@ -19,10 +19,13 @@ extension SoundCompassCommand {
                 yaw, world_azimuth and hemisphere columns.
                 """)
 
-        @Argument(help: "The sound file to write (format from --file-format).")
+        @Argument(help: "The sound file to write; its extension (.wav, .flac, .aiff, .ogg, .raw) sets the format unless --file-format does.")
         var outputFile: String
 
-        @Option(name: .customLong("source"), help: ArgumentHelp("A source, KIND@AZIMUTH[@START-END] (repeatable; default white@30).", valueName: "spec"))
+        @Option(
+            name: .customLong("source"),
+            help: ArgumentHelp("A source, KIND@AZIMUTH[@START-END] (repeatable; default white@30).", valueName: "spec"),
+            transform: SourceSpec.parse)
         var sources: [SourceSpec] = []
 
         @Flag(help: "Write the built-in demo scene instead (ignores --source, --duration, --array).")
@@ -55,21 +58,32 @@ extension SoundCompassCommand {
         @Option(parsing: .unconditional, help: ArgumentHelp("Level of each source, dBFS RMS.", valueName: "dBFS"))
         var level: Double = -20
 
-        @Option(parsing: .unconditional, help: ArgumentHelp("Add uncorrelated white noise to each channel at this SNR, dB.", valueName: "dB"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("Add uncorrelated white noise to each channel at this SNR, dB (default: no noise).", valueName: "dB"))
         var snr: Double?
 
         @Option(parsing: .unconditional, help: "Random seed; the same seed writes the same file.")
         var seed: UInt64 = 1
 
-        @Option(help: "File format (WAV float/16/24-bit, WAVE_EXTENSIBLE 24-bit, FLAC, AIFF, Ogg Vorbis).")
-        var fileFormat: SoundFileWriter.Format = .wavFloat
+        @Option(help: ArgumentHelp(
+            "File format (default: from OUTPUT's extension; WAV without one). Older names (wav16, flac24, raw-s16le, …) also fix the sample format.",
+            valueName: "format"))
+        var fileFormat: SynthFormat.Argument?
+
+        @Option(help: ArgumentHelp(
+            "Sample format: f32le, s32le, s24le or s16le (ALSA's FLOAT_LE, S16_LE, … also accepted; default: f32le for WAV and raw, s24le for FLAC and WAVE_EXTENSIBLE, s16le for AIFF).",
+            valueName: "format"))
+        var sampleFormat: PCMEncoding?
+
+        @Flag(name: .shortAndLong, help: "Print nothing on stderr but errors and warnings.")
+        var quiet = false
 
         @Option(help: ArgumentHelp("Ground-truth CSV path (default OUTPUT.truth.csv; 'none' for none).", valueName: "file"))
         var truth: String?
 
         @Option(help: ArgumentHelp(
             "Turn the listener: yaw swings ±AMPLITUDE degrees with PERIOD seconds, from START seconds (default 0), e.g. 30:4@1.",
-            valueName: "amplitude:period[@start]"))
+            valueName: "amplitude:period[@start]"),
+            transform: TurnSpec.parse)
         var turn: TurnSpec?
 
         @Option(help: ArgumentHelp("IMU log CSV path, with --turn (default OUTPUT.imu.csv).", valueName: "file"))
@@ -134,8 +148,12 @@ extension SoundCompassCommand {
                 let listener = turn.map { RotatingListener(scene: scene, yaw: $0.motion) }
                 let rig = ChannelMismatch(delay: channelDelay * 1e-6, gainDecibels: channelGain)
                 let signal = rig.apply(to: listener?.render() ?? scene.render())
+                let format = try SynthFormat.resolve(path: outputFile, fileFormat: fileFormat, sampleFormat: sampleFormat)
+                if let asked = fileFormat?.container, let named = SynthFormat.container(forPath: outputFile) ?? nil, named != asked {
+                    Diagnostics.warning("\(outputFile): written as \(asked.rawValue) (--file-format), although its extension says \(named.rawValue)")
+                }
                 let writer = try SoundFileWriter(
-                    path: outputFile, sampleRate: Int(scene.sampleRate), channels: 2, format: fileFormat)
+                    path: outputFile, sampleRate: Int(scene.sampleRate), channels: 2, format: format)
                 try writer.write(channels: [signal.left, signal.right])
                 writer.close()
                 let truthPath = truth ?? Self.defaultTruthPath(for: outputFile)
@@ -153,9 +171,11 @@ extension SoundCompassCommand {
                     imuPath = path
                 }
                 let written = [truthPath != "none" ? truthPath : nil, imuPath].compactMap { $0 }
-                Diagnostics.note(
-                    "wrote \(outputFile) (\(formatSeconds(scene.duration)) s, \(Int(scene.sampleRate)) Hz, \(fileFormat.rawValue))"
+                if !quiet {
+                    Diagnostics.note(
+                    "wrote \(outputFile) (\(formatSeconds(scene.duration)) s, \(Int(scene.sampleRate)) Hz, \(format.rawValue))"
                         + (written.isEmpty ? "" : " and " + written.joined(separator: " and ")))
+                }
             }
         }
 
@@ -184,7 +204,6 @@ extension SoundCompassCommand {
     }
 }
 
-extension SoundFileWriter.Format: ExpressibleByArgument {}
 
 /// Columns of a synthesised IMU log.
 enum IMULogStyle: String, ExpressibleByArgument, CaseIterable {
@@ -198,21 +217,37 @@ struct TurnSpec: ExpressibleByArgument {
     var start: Double
 
     init?(argument: String) {
+        guard let spec = try? Self.parse(argument) else { return nil }
+        self = spec
+    }
+
+    private init(amplitude: Double, period: Double, start: Double) {
+        (self.amplitude, self.period, self.start) = (amplitude, period, start)
+    }
+
+    /// Parses a turn, saying what is wrong with it.
+    static func parse(_ argument: String) throws -> TurnSpec {
         let parts = argument.split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count <= 2 else { return nil }
         let fields = parts[0].split(separator: ":", omittingEmptySubsequences: false).map { Double($0) }
-        guard fields.count == 2, let amplitude = fields[0], let period = fields[1],
-            amplitude.isFinite, abs(amplitude) <= 180, period.isFinite, period > 0
-        else { return nil }
+        guard parts.count <= 2, fields.count == 2, let amplitude = fields[0], let period = fields[1] else {
+            throw ArgumentProblem("write AMPLITUDE:PERIOD[@START] in degrees and seconds, e.g. 30:4@1")
+        }
+        guard amplitude.isFinite, abs(amplitude) <= 180 else { throw ArgumentProblem("amplitude must be within ±180°") }
+        guard period.isFinite, period > 0 else { throw ArgumentProblem("period must be a positive number of seconds") }
         let start = parts.count == 2 ? Double(parts[1]) : 0
-        guard let start, start.isFinite, start >= 0 else { return nil }
-        self.amplitude = amplitude
-        self.period = period
-        self.start = start
+        guard let start, start.isFinite, start >= 0 else { throw ArgumentProblem("START must be seconds ≥ 0") }
+        return TurnSpec(amplitude: amplitude, period: period, start: start)
     }
 
     var motion: YawMotion { .sinusoid(amplitude: amplitude, period: period, start: start) }
     static var allValueStrings: [String] { [] }
+}
+
+/// Why an option's value cannot be used; its description follows the parser's "The value 'x'
+/// is invalid for '--option':".
+struct ArgumentProblem: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
 }
 
 /// `KIND@AZIMUTH[@START-END]`, see `synth --help`.
@@ -225,11 +260,23 @@ struct SourceSpec: ExpressibleByArgument {
     var end: Double?
 
     init?(argument: String) {
-        text = argument
+        guard let spec = try? Self.parse(argument) else { return nil }
+        self = spec
+    }
+
+    private init(text: String, signal: SourceSignal, from: Double, to: Double, start: Double?, end: Double?) {
+        (self.text, self.signal, self.from, self.to, self.start, self.end) = (text, signal, from, to, start, end)
+    }
+
+    /// Parses a source, saying what is wrong with it.
+    static func parse(_ argument: String) throws -> SourceSpec {
         let parts = argument.split(separator: "@", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count == 2 || parts.count == 3 else { return nil }
+        guard parts.count == 2 || parts.count == 3 else {
+            throw ArgumentProblem("write KIND@AZIMUTH or KIND@AZIMUTH@START-END, e.g. speech@-40 or pink@-60:60@2-6")
+        }
         let kind = parts[0].split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
-        guard let name = kind.first, !name.isEmpty else { return nil }
+        let kinds = "white, pink, speech, tone:HZ, chirp:FROM-TO or band:LOW-HIGH"
+        guard let name = kind.first, !name.isEmpty else { throw ArgumentProblem("no KIND before '@' (one of \(kinds))") }
         func range(_ text: String) -> (Double, Double)? {
             // "a-b" where a and b may be negative: split at a '-' that follows a digit.
             let chars = Array(text)
@@ -238,32 +285,45 @@ struct SourceSpec: ExpressibleByArgument {
             }
             return nil
         }
+        let signal: SourceSignal
         switch name {
         case "white": signal = .whiteNoise
         case "pink": signal = .pinkNoise
         case "speech": signal = .speech
         case "tone":
-            guard kind.count == 2, let f = Double(kind[1]), f > 0, f.isFinite else { return nil }
+            guard kind.count == 2, let f = Double(kind[1]), f > 0, f.isFinite else {
+                throw ArgumentProblem("tone needs a positive frequency in Hz, e.g. tone:1000@30")
+            }
             signal = .tone(f)
         case "chirp":
-            guard kind.count == 2, let (a, b) = range(kind[1]), a > 0, b > 0, a.isFinite, b.isFinite else { return nil }
+            guard kind.count == 2, let (a, b) = range(kind[1]), a > 0, b > 0, a.isFinite, b.isFinite else {
+                throw ArgumentProblem("chirp needs two positive frequencies in Hz, e.g. chirp:200-4000@30")
+            }
             signal = .chirp(from: a, to: b)
         case "band":
-            guard kind.count == 2, let (a, b) = range(kind[1]), a >= 0, b > a, b.isFinite else { return nil }
+            guard kind.count == 2, let (a, b) = range(kind[1]), a >= 0, b > a, b.isFinite else {
+                throw ArgumentProblem("band needs LOW-HIGH in Hz with LOW < HIGH, e.g. band:150-400@-50")
+            }
             signal = .bandNoise(low: a, high: b)
-        default: return nil
+        default:
+            throw ArgumentProblem("unknown kind '\(name)' (one of \(kinds))")
         }
         let fields = parts[1].split(separator: ":", omittingEmptySubsequences: false)
         let azimuths = fields.compactMap { Double($0) }
-        guard azimuths.count == fields.count, azimuths.count == 1 || azimuths.count == 2,
-            azimuths.allSatisfy({ abs($0) <= 180 })
-        else { return nil }
-        from = azimuths[0]
-        to = azimuths.last!
+        guard azimuths.count == fields.count, azimuths.count == 1 || azimuths.count == 2 else {
+            throw ArgumentProblem("AZIMUTH must be degrees or FROM:TO in degrees, got '\(parts[1])'")
+        }
+        if let outside = azimuths.first(where: { !(abs($0) <= 180) }) {
+            throw ArgumentProblem("azimuth \(formatTrimmed(outside, 3))° is outside −180…180 (0 ahead, negative left, positive right)")
+        }
+        var start: Double?, end: Double?
         if parts.count == 3 {
-            guard let (a, b) = range(parts[2]), a >= 0, b > a, b.isFinite else { return nil }
+            guard let (a, b) = range(parts[2]), a >= 0, b > a, b.isFinite else {
+                throw ArgumentProblem("START-END must be seconds with 0 ≤ START < END, got '\(parts[2])'")
+            }
             start = a; end = b
         }
+        return SourceSpec(text: argument, signal: signal, from: azimuths[0], to: azimuths.last!, start: start, end: end)
     }
 
     func source(duration: Double, level: Double, seed: UInt64) -> Source {

@@ -16,6 +16,12 @@ struct TraceOptions: ParsableArguments {
     @Flag(help: "Print a summary of the active segments on stderr (trace always does).")
     var summary = false
 
+    /// A warning for options that nothing uses: `--truth` feeds only the plot and the summaries.
+    var ignoredOptionsWarning: String? {
+        guard let truth, plot == nil, summaryJSON == nil, !summary else { return nil }
+        return "--truth \(truth) is ignored: it is drawn by --plot and scored by --summary and --summary-json"
+    }
+
     /// True when anything is asked of the trace.
     var isRequested: Bool { plot != nil || truth != nil || summaryJSON != nil || summary }
 

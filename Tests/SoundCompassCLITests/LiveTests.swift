@@ -179,7 +179,7 @@ struct LiveTests {
         let both = try CLI.run(["live", "--input", "-", "--device", "hw:0"])
         #expect(both.status == 64)
         #expect(both.stdout.isEmpty)
-        #expect(both.stderrLines.first?.hasPrefix("Error: ") == true && both.stderr.contains("--input") && both.stderr.contains("--device"),
+        #expect(both.stderrLines.count == 1 && both.stderrLines.first?.hasPrefix("soundcompass: error: ") == true && both.stderr.contains("--input") && both.stderr.contains("--device"),
                 "\(both.stderr)")
         let channels = try CLI.run(["live", "--input", "-", "--channels", "1,3", "--raw-channels", "2"], stdin: Data())
         #expect(channels.status == 65)
