@@ -147,6 +147,8 @@ final class SoundFile {
         var text = String(cString: message).split(whereSeparator: \.isNewline)
             .map { $0.drop(while: \.isWhitespace) }.filter { !$0.isEmpty }.joined(separator: " ")
         while text.last == "." || text.last?.isWhitespace == true { text.removeLast() }
+        // "System error : No such file or directory": the system's reason is the message.
+        if text.hasPrefix("System error :") { text = String(text.dropFirst("System error :".count).drop(while: \.isWhitespace)) }
         if text.isEmpty { text = "unknown error" }
         return text
     }

@@ -103,12 +103,14 @@ public final class SoundFileReader: StereoSource {
         return got
     }
 
-    /// libsndfile writes "data : 384000 (should be 942)" into its log for a short data chunk.
+    /// libsndfile writes "data : 384000 (should be 942)" into its log for a short data chunk:
+    /// the header's byte count, then what the file holds. Returns them in words.
     static func truncationNote(_ log: String) -> String? {
         for line in log.split(whereSeparator: \.isNewline)
         where line.drop(while: \.isWhitespace).hasPrefix("data") && line.contains(": ") && line.contains("(should be") {
-            let text = line.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
-            return "libsndfile: \(text)"
+            let numbers = line.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
+            guard numbers.count >= 2 else { return "the header declares more audio than the file holds" }
+            return "the header declares \(numbers[0]) bytes of audio, the file holds \(numbers[1])"
         }
         return nil
     }

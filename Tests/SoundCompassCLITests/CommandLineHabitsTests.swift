@@ -53,7 +53,7 @@ struct CommandLineHabitsTests {
         (["synth", "/tmp/x.wav", "--source", "wite@20"], 64, "unknown kind 'wite'"),
         (["synth", "/tmp/x.wav", "--turn", "30"], 64, "AMPLITUDE:PERIOD"),
         (["synth", "/tmp/x.wav", "--level"], 64, "missing value for '--level <dBFS>'"),
-        (["synth", "/nonexistent-dir/x.wav", "--duration", "0.1"], 73, "/nonexistent-dir/x.wav"),
+        (["synth", "/nonexistent-dir/x.wav", "--duration", "0.1"], 73, "/nonexistent-dir/x.wav: cannot be created: No such file or directory"),
         (["synth", "/tmp/x.mp3"], 64, "cannot tell the file format from its extension"),
         (["analyze", "--frame", "0"], 64, "give a positive number of samples"),
         (["analyze", "--bogus"], 64, "unknown option '--bogus'"),

@@ -111,7 +111,8 @@ struct SoundFileTests {
         #expect(reader.framesRead == 24000)
         #expect(records.count == (24000 - 2048) / 1024 + 1)
         #expect(reader.warnings.count == 1)
-        #expect(reader.warnings.first?.hasPrefix(path + ": file is truncated") == true)
+        // The header's and the file's byte counts in words, not libsndfile's log line.
+        #expect(reader.warnings.first == path + ": file is truncated (the header declares 192000 bytes of audio, the file holds 96000); analysing the audio that is there")
         #expect(abs(median(records.map(\.azimuth)) - 15) < 0.5)
     }
 }
