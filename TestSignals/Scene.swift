@@ -214,7 +214,9 @@ public struct Scene: Sendable, Equatable {
         return StereoSignal(left: left.map { Float($0) }, right: right.map { Float($0) }, sampleRate: sampleRate)
     }
 
-    /// The azimuth (degrees) of the loudest source playing at `time`, or `nil` when none plays.
+    /// The azimuth (degrees) of the loudest source playing at `time` (at equal level the first
+    /// listed), or `nil` when none plays. Where sources overlap this names one of them only:
+    /// see ``firstOverlap()``.
     public func azimuth(at time: Double) -> Double? {
         var best: Source?
         for source in sources where time >= source.start && time < (source.end ?? duration) {

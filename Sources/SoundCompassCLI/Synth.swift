@@ -16,7 +16,10 @@ extension SoundCompassCommand {
                 default next to OUTPUT as NAME.truth.csv. With --turn the listener turns its head: \
                 source azimuths are then bearings in the world (±180 behind), the pair's yaw swings \
                 sinusoidally, the IMU log goes to --imu (default NAME.imu.csv) and the truth adds \
-                yaw, world_azimuth and hemisphere columns.
+                yaw, world_azimuth and hemisphere columns. Where sources play at the same time the \
+                truth follows the first listed (all play at --level), while the engine follows \
+                whichever dominates each frame (usually the broadband one), so synth warns: give \
+                sources separate times for a truth that holds throughout.
                 """)
 
         @Argument(help: "The sound file to write; its extension (.wav, .flac, .aiff, .ogg, .raw) sets the format unless --file-format does.")
@@ -145,6 +148,7 @@ extension SoundCompassCommand {
         func run() throws {
             try Diagnostics.reportingFailures {
                 let scene = makeScene()
+                if let overlap = scene.firstOverlap(), truth != "none" { Diagnostics.warning(Self.overlapWarning(overlap)) }
                 let listener = turn.map { RotatingListener(scene: scene, yaw: $0.motion) }
                 let rig = ChannelMismatch(delay: channelDelay * 1e-6, gainDecibels: channelGain)
                 let signal = rig.apply(to: listener?.render() ?? scene.render())

@@ -49,6 +49,67 @@ struct TraceTests {
         }
     }
 
+    @Test("read as a person would: sides on the azimuth ticks, the ITD note says it runs opposite (and it does), dashed lines in the legend")
+    func readerPlot() throws {
+        let scene = Scene(
+            duration: 5, sources: [Source(.pinkNoise, path: .sweep(from: -60, to: 60, between: 0.5, and: 4.5), start: 0.5, end: 4.5, levelDBFS: -24, seed: 5)],
+            noise: SensorNoise(snrDecibels: 20, seed: 6))
+        let records = try analyze(scene.render(), configuration: config)
+        let trace = TraceRecorder(bandNames: config.usableBands.map(\.name))
+        for r in records { trace.add(r) }
+        let truth = try TruthTrack(text: scene.truthCSV(), name: "moving.truth.csv")
+        let maxITD = config.array.maximumDelaySeconds * 1e6
+        let svg = TracePlot.render(trace, options: .init(
+            title: "moving.wav", settings: "", truth: truth, maximumITDMicroseconds: maxITD, gateDBFS: -25))
+        let doc = try #require(SVGElements.parse(svg))
+        // Azimuth ticks name the side: right at the top, left at the bottom, 0° halfway.
+        let azimuthTicks = ["90° R", "60° R", "30° R", "0°", "30° L", "60° L", "90° L"]
+        let ys = azimuthTicks.map { doc.y(ofText: $0) }
+        try #require(ys.allSatisfy { $0 != nil }, "azimuth ticks \(azimuthTicks)")
+        let y = ys.map { $0! }
+        #expect(zip(y, y.dropFirst()).allSatisfy { abs($1 - $0 - 50) < 0.2 }, "50 px apart, top to bottom: \(y)")
+        let azimuthFrame = try #require(doc.elements.first { $0.attributes["class"] == "frame" }?.attributes["y"].flatMap(Double.init))
+        #expect(abs(y[0] - (azimuthFrame + 4)) < 0.2, "90° R at the top of the azimuth panel")
+        // ITD ticks: L at the top, R at the bottom (the opposite of the azimuth), and the note says so.
+        let itdTop = try #require(doc.y(ofText: "500 L")), itdBottom = try #require(doc.y(ofText: "500 R"))
+        #expect(itdTop < itdBottom && itdTop > y[6])
+        let noteIndex = try #require(doc.elements.firstIndex { $0.attributes["id"] == "itd-note" })
+        let note = try #require(doc.contents[noteIndex])
+        #expect(note.contains("positive = right later = source on the LEFT") && note.contains("opposite to the azimuth"))
+        #expect(doc.element(id: "ild-note") != nil)
+        // ... and it is true of the engine: a source on the left reads a positive ITD.
+        let leftITD = records.filter { $0.active && (truth.azimuth(at: $0.time) ?? 0) < -30 }.map(\.itdMicroseconds)
+        let rightITD = records.filter { $0.active && (truth.azimuth(at: $0.time) ?? 0) > 30 }.map(\.itdMicroseconds)
+        #expect(leftITD.count > 20 && rightITD.count > 20)
+        #expect(median(leftITD) > 150 && median(rightITD) < -150, "left \(median(leftITD)) µs, right \(median(rightITD)) µs")
+        // Every dashed or dotted line drawn has a legend entry with the same stroke.
+        let legendStart = try #require(doc.elements.firstIndex { $0.attributes["id"] == "legend" })
+        let styles = { (e: [String: String]) in "\(e["stroke"] ?? "") \(e["stroke-dasharray"] ?? "")" }
+        let drawn = Set(doc.elements[..<legendStart].map(\.attributes).filter { $0["stroke-dasharray"] != nil }.map(styles))
+        let shown = Set(doc.elements[legendStart...].map(\.attributes).filter { $0["class"] == "legend-dash" }.map(styles))
+        #expect(drawn.count == 4, "truth, ITD limit, gate, noise floor: \(drawn)")
+        #expect(drawn == shown, "drawn \(drawn), in the legend \(shown)")
+        for label in ["truth", "ITD limit ±\(Int(maxITD.rounded())) µs", "noise floor (level)", "silence gate -25 dBFS"] {
+            #expect(doc.texts.contains(label), "legend \(label)")
+        }
+    }
+
+    @Test("a full-circle azimuth axis reads ahead, L, R and behind")
+    func circleTicks() throws {
+        let recorder = TraceRecorder(bandNames: [])
+        for i in 0..<100 {
+            var r = AnalysisRecord(frame: i, time: Double(i) * 0.02, azimuth: 150, rawAzimuth: 30, confidence: 0.8, active: true)
+            r.hemisphere = .back
+            recorder.add(r)
+        }
+        let doc = try #require(SVGElements.parse(TracePlot.render(recorder, options: .init(title: "t", settings: "", maximumITDMicroseconds: 437))))
+        // Bottom to top (the first "180° behind" drawn is −180, at the bottom).
+        let labels = ["180° behind", "135° L", "90° L", "45° L", "0° ahead", "45° R", "90° R", "135° R"]
+        let ys = try labels.map { try #require(doc.y(ofText: $0), "tick \($0)") }
+        #expect(zip(ys, ys.dropFirst()).allSatisfy { abs($0 - $1 - 300.0 / 8) < 0.2 }, "evenly spaced, bottom to top: \(ys)")
+        #expect(doc.contents.values.filter { $0 == "180° behind" }.count == 2, "behind at the top and at the bottom")
+    }
+
     @Test("an hour of frames decimates to a few megabytes and still parses")
     func oneHour() throws {
         // Records of an hour at a 21.3 ms hop: a source wandering around the circle, bands, noise.

@@ -197,3 +197,24 @@ struct RotatingListenerTests {
         #expect(worst < 0.02)
     }
 }
+
+@Suite("Overlapping sources")
+struct OverlapTests {
+    @Test("firstOverlap names the pair, the one the truth follows and the shared time")
+    func overlap() {
+        let apart = Scene(duration: 8, sources: [
+            Source(.speech, azimuth: -40, start: 0.5, end: 3.5), Source(.pinkNoise, azimuth: 30, start: 4, end: 7.5),
+        ])
+        #expect(apart.firstOverlap() == nil)
+        let together = Scene(duration: 8, sources: [
+            Source(.speech, azimuth: -40), Source(.pinkNoise, path: .sweep(from: -60, to: 60, between: 2, and: 6), start: 2, end: 6),
+        ])
+        #expect(together.firstOverlap() == Scene.Overlap(followed: 0, hidden: 1, start: 2, end: 6))
+        #expect(together.azimuth(at: 3) == -40, "equal level: the first listed")
+        let louder = Scene(duration: 8, sources: [
+            Source(.speech, azimuth: -40, start: 1, end: 5, levelDBFS: -30), Source(.pinkNoise, azimuth: 20, start: 3, levelDBFS: -20),
+        ])
+        #expect(louder.firstOverlap() == Scene.Overlap(followed: 1, hidden: 0, start: 3, end: 5))
+        #expect(louder.azimuth(at: 4) == 20)
+    }
+}

@@ -49,6 +49,11 @@ public enum TracePlot {
     static let dotColor = "#1f5fbf"
     static let truthColor = "#c2185b"
     static let left = 78.0, right = 215.0, top = 64.0, gap = 16.0
+    /// The dashed and dotted reference lines, drawn and shown in the legend with the same stroke.
+    static let truthStroke = "stroke=\"\(truthColor)\" stroke-dasharray=\"6 4\""
+    static let itdLimitStroke = "stroke=\"#999\" stroke-dasharray=\"4 3\""
+    static let gateStroke = "stroke=\"#b71c1c\" stroke-dasharray=\"2 3\""
+    static let noiseFloorStroke = "stroke=\"#999\" stroke-dasharray=\"5 3\""
 
     /// One stacked panel with its own value axis.
     struct Panel {
@@ -59,6 +64,23 @@ public enum TracePlot {
         var low: Double
         var high: Double
         var ticks: [Double]
+        /// The side a positive value means ("R" or "L"), written on the tick labels; `nil` for none.
+        var positiveSide: String? = nil
+        /// The unit written after each tick value ("°" on the azimuth panel).
+        var tickUnit = ""
+        /// A line above the panel that says how to read it (`nil` for none).
+        var note: String? = nil
+
+        /// The label of the tick at `value`: its magnitude and side, e.g. `45° L`, `0°`, `500 L`;
+        /// on a full circle 0 reads `0° ahead` and ±180 `180° behind`.
+        func tickLabel(_ value: Double) -> String {
+            guard let positiveSide else { return TracePlot.formatTick(value) + tickUnit }
+            let number = TracePlot.formatTick(abs(value)) + tickUnit
+            let fullCircle = tickUnit == "°" && high >= 180
+            if value == 0 { return fullCircle ? number + " ahead" : number }
+            if fullCircle && abs(value) >= 180 { return number + " behind" }
+            return number + " " + (value > 0 ? positiveSide : (positiveSide == "R" ? "L" : "R"))
+        }
 
         func y(_ value: Double) -> Double {
             let clamped = max(low, min(high, value))
@@ -100,6 +122,11 @@ public enum TracePlot {
             stackPanels(options)
         }
 
+        /// The gate, dBFS, when it falls inside the level panel (so it is drawn).
+        func drawnGate(_ options: Options) -> Double? {
+            options.gateDBFS.flatMap { $0 > panel("level").low ? $0 : nil }
+        }
+
         /// The x coordinate of time `t`, seconds.
         func x(_ t: Float) -> Double { left + Double(t) / duration * plotWidth }
 
@@ -109,13 +136,19 @@ public enum TracePlot {
         /// Panels, top to bottom: azimuth, error (with a truth), ILD, ITD, level, yaw (with an IMU).
         private mutating func stackPanels(_ options: Options) {
             var cursor = top
-            func add(_ id: String, _ label: String, _ height: Double, _ low: Double, _ high: Double, _ ticks: [Double]) {
-                panels.append(Panel(id: id, label: label, y0: cursor, height: height, low: low, high: high, ticks: ticks))
+            func add(
+                _ id: String, _ label: String, _ height: Double, _ low: Double, _ high: Double, _ ticks: [Double],
+                positiveSide: String? = nil, unit: String = "", note: String? = nil
+            ) {
+                panels.append(Panel(
+                    id: id, label: label, y0: cursor, height: height, low: low, high: high, ticks: ticks,
+                    positiveSide: positiveSide, tickUnit: unit, note: note))
                 cursor += height + gap
             }
             let n = frameCount
             add("azimuth", "azimuth (°)", 300, circle ? -180 : -90, circle ? 180 : 90,
-                circle ? [-180, -135, -90, -45, 0, 45, 90, 135, 180] : [-90, -60, -30, 0, 30, 60, 90])
+                circle ? [-180, -135, -90, -45, 0, 45, 90, 135, 180] : [-90, -60, -30, 0, 30, 60, 90],
+                positiveSide: "R", unit: "°")
             if let truth = options.truth {
                 compare(with: truth)
                 let q = nearestRankQuantile(errors.filter { $0.isFinite }.map { abs(Double($0)) }, 0.95) ?? 5
@@ -124,9 +157,11 @@ public enum TracePlot {
             }
             let activeILD = (0..<n).filter { trace.active[$0] }.map { abs(Double(trace.ild[$0])) }
             let ildRange = niceCeiling(max(3, nearestRankQuantile(activeILD, 0.98) ?? 3))
-            add("ild", "ILD (dB)", 90, -ildRange, ildRange, [-ildRange, 0, ildRange])
+            add("ild", "ILD (dB)", 90, -ildRange, ildRange, [-ildRange, 0, ildRange], positiveSide: "R",
+                note: "ILD = right minus left level: positive = right louder = source on the right, as the azimuth")
             let itdRange = niceCeiling(max(10, options.maximumITDMicroseconds * 1.05))
-            add("itd", "ITD (µs)", 90, -itdRange, itdRange, [-itdRange, 0, itdRange])
+            add("itd", "ITD (µs)", 90, -itdRange, itdRange, [-itdRange, 0, itdRange], positiveSide: "L",
+                note: "ITD = right minus left arrival: positive = right later = source on the LEFT (runs opposite to the azimuth)")
             let levels = (0..<n).map { Double(trace.level[$0]) }.filter { $0 > -159 }
             let levelHigh = min(0, (((nearestRankQuantile(levels, 1) ?? -20) + 3) / 10).rounded(.up) * 10)
             let levelLow = max(-160, min(levelHigh - 20, (((nearestRankQuantile(levels, 0.01) ?? -80) - 3) / 10).rounded(.down) * 10))
@@ -162,7 +197,7 @@ public enum TracePlot {
         drawAxes(layout, into: &svg)
         drawAzimuthPanel(layout, options: options, into: &svg)
         drawCuePanels(layout, options: options, into: &svg)
-        drawLegend(trace, options: options, x: left + layout.plotWidth + 16, y: top, into: &svg)
+        drawLegend(layout, options: options, x: left + layout.plotWidth + 16, y: top, into: &svg)
         svg.raw("</svg>\n")
         return svg.bytes
     }
@@ -215,12 +250,16 @@ public enum TracePlot {
             for tick in panel.ticks {
                 let y = panel.y(tick)
                 svg.line(left, y, left + plotWidth, y, attributes: "class=\"grid\"")
-                svg.text(left - 6, y + 4, formatTick(tick), attributes: "class=\"tick\" text-anchor=\"end\"")
+                svg.text(left - 6, y + 4, panel.tickLabel(tick), attributes: "class=\"tick\" text-anchor=\"end\"")
             }
             for tick in ticks.values {
                 svg.line(layout.x(Float(tick)), panel.y0, layout.x(Float(tick)), panel.y0 + panel.height, attributes: "class=\"grid\"")
             }
             svg.rect(left, panel.y0, plotWidth, panel.height, attributes: "class=\"frame\"")
+            if let note = panel.note {
+                svg.text(left + plotWidth, panel.y0 - 4, note,
+                    attributes: "id=\"\(panel.id)-note\" class=\"panel-note\" text-anchor=\"end\" font-size=\"10\" fill=\"#555\"")
+            }
             let cy = panel.y0 + panel.height / 2
             svg.text(18, cy, panel.label, attributes: "class=\"axis-label\" text-anchor=\"middle\" transform=\"rotate(-90 18 \(formatFixed(cy, 1)))\"")
             svg.raw("</g>\n")
@@ -249,7 +288,7 @@ public enum TracePlot {
         }
         if options.truth != nil {
             series(trace, panel: panel, x: x, step: step, id: "truth", cls: "truth",
-                style: "stroke=\"\(truthColor)\" stroke-width=\"1.6\" stroke-dasharray=\"6 4\"", into: &svg) { layout.truthValues[$0] }
+                style: "\(truthStroke) stroke-width=\"1.6\"", into: &svg) { layout.truthValues[$0] }
         }
         // The tracker holds its bearing through pauses: drawn faint there, strong where active.
         series(trace, panel: panel, x: x, step: step, id: "tracked-idle", cls: "tracked-idle",
@@ -273,17 +312,17 @@ public enum TracePlot {
         let itdPanel = layout.panel("itd")
         for limit in [-options.maximumITDMicroseconds, options.maximumITDMicroseconds] {
             svg.line(left, itdPanel.y(limit), left + plotWidth, itdPanel.y(limit),
-                attributes: "class=\"itd-limit\" stroke=\"#999\" stroke-dasharray=\"4 3\"")
+                attributes: "class=\"itd-limit\" \(itdLimitStroke)")
         }
         series(trace, panel: itdPanel, x: x, step: .infinity, id: "itd", cls: "itd",
             style: "stroke=\"#6a1b9a\" stroke-width=\"1\"", into: &svg) { trace.active[$0] ? trace.itd[$0] : .nan }
         let levelPanel = layout.panel("level")
-        if let gate = options.gateDBFS, gate > levelPanel.low {
+        if let gate = layout.drawnGate(options) {
             svg.line(left, levelPanel.y(gate), left + plotWidth, levelPanel.y(gate),
-                attributes: "class=\"gate\" stroke=\"#b71c1c\" stroke-dasharray=\"2 3\"")
+                attributes: "class=\"gate\" \(gateStroke)")
         }
         series(trace, panel: levelPanel, x: x, step: .infinity, id: "noise-floor", cls: "noise-floor",
-            style: "stroke=\"#999\" stroke-width=\"1.2\" stroke-dasharray=\"5 3\"", into: &svg) { trace.noiseFloor[$0] }
+            style: "\(noiseFloorStroke) stroke-width=\"1.2\"", into: &svg) { trace.noiseFloor[$0] }
         series(trace, panel: levelPanel, x: x, step: .infinity, id: "level", cls: "level",
             style: "stroke=\"#333\" stroke-width=\"1\"", into: &svg) { trace.level[$0] }
         if trace.hasOrientation {
@@ -365,7 +404,10 @@ public enum TracePlot {
         svg.raw("</g>\n")
     }
 
-    private static func drawLegend(_ trace: TraceRecorder, options: Options, x: Double, y: Double, into svg: inout SVGWriter) {
+    /// The legend: every line, dot and box drawn, dashed reference lines with the stroke they are drawn with.
+    private static func drawLegend(_ layout: Layout, options: Options, x: Double, y: Double, into svg: inout SVGWriter) {
+        let trace = layout.trace
+        // kind "line"/"box"/"dot": color is a fill or stroke color; kind "dash": color is the stroke attributes.
         var items: [(kind: String, color: String, label: String)] = [
             ("line", "#111", "tracked azimuth"),
             ("line", "#999", "tracked, no sound"),
@@ -378,11 +420,17 @@ public enum TracePlot {
             items.append(("line", bandColors[b % bandColors.count], "band \(label)"))
         }
         if options.truth != nil {
-            items.append(("dash", truthColor, "truth"))
+            items.append(("dash", truthStroke, "truth"))
             items.append(("line", truthColor, "error (tracked − truth)"))
         }
         if trace.hasOrientation {
             items += [("box", "#2ca02c", "front"), ("box", "#e67e22", "behind"), ("box", "#d0d0d0", "unknown"), ("line", "#444", "yaw")]
+        }
+        items.append(("dash", itdLimitStroke, "ITD limit ±\(Int(options.maximumITDMicroseconds.rounded())) µs"))
+        items.append(("note", "", "(the pair's largest delay)"))
+        items.append(("dash", noiseFloorStroke, "noise floor (level)"))
+        if let gate = layout.drawnGate(options) {
+            items.append(("dash", gateStroke, "silence gate \(formatTick(gate)) dBFS"))
         }
         svg.raw("<g id=\"legend\" class=\"legend\">\n")
         svg.text(x, y + 10, "Legend", attributes: "font-weight=\"bold\" fill=\"#222\"")
@@ -390,7 +438,7 @@ public enum TracePlot {
             let cy = y + 28 + Double(k) * 18
             switch item.kind {
             case "line": svg.line(x, cy, x + 22, cy, attributes: "stroke=\"\(item.color)\" stroke-width=\"2\"")
-            case "dash": svg.line(x, cy, x + 22, cy, attributes: "stroke=\"\(item.color)\" stroke-width=\"2\" stroke-dasharray=\"6 4\"")
+            case "dash": svg.line(x, cy, x + 22, cy, attributes: "class=\"legend-dash\" \(item.color) stroke-width=\"2\"")
             case "dot":
                 for (i, opacity) in ["0.3", "0.6", "0.95"].enumerated() {
                     svg.raw("<circle cx=\""); svg.number(x + 3 + Double(i) * 8); svg.raw("\" cy=\""); svg.number(cy)
