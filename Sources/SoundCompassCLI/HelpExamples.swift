@@ -41,7 +41,7 @@ enum HelpExamples {
             ]
         case is SoundCompassCommand.Synth.Type:
             [
-                ("soundcompass synth test.wav --source speech@-40@0-3 --source pink@-60:60@3-8", "+ test.truth.csv"),
+                ("soundcompass synth test.wav --source speech@-40@0.5-3.5 --source pink@-60:60@4-7.5 --duration 8", "speech, then a sweep; + test.truth.csv"),
                 ("soundcompass synth talk.flac --source speech@30 --snr 20", "FLAC, from the extension"),
                 ("soundcompass synth turn.wav --source speech@140 --turn 30:4@1", "a turning listener, + turn.imu.csv"),
             ]
