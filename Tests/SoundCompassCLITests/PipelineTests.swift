@@ -71,6 +71,38 @@ import TestSupport
         let empty = try CLI.run(["analyze", "-"], stdin: Data())
         #expect(empty.status == 65)
         #expect(empty.stderrLines == ["soundcompass: error: standard input: file is empty (0 bytes)"])
+        // script(1) gives the command a terminal for standard input.
+        let terminal = try CLI.shell("script -qec \"soundcompass analyze -\" /dev/null")
+        #expect(terminal.status == 66)
+        #expect(terminal.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            == "soundcompass: error: standard input: cannot be read: it is a terminal; pipe a sound file into it or redirect one (< take.wav)")
+    }
+
+    @Test("a WAV whose data follows a 300 kB chunk needs seeking: refused on a pipe with the fix, read when redirected")
+    func needsSeeking() throws {
+        let directory = TemporaryDirectory()
+        let wav = directory.path("x.wav"), padded = directory.path("padded.wav")
+        #expect(try CLI.run(["synth", wav, "--duration", "1", "--file-format", "wav16"]).status == 0)
+        // RIFF header, fmt chunk, then a 300000-byte 'junk' chunk before the data chunk.
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: wav)))
+        let data = try #require(CLITests.dataChunkOffset(bytes)) - 8
+        var out = Array(bytes[12..<data])
+        out += Array("junk".utf8) + withUnsafeBytes(of: UInt32(300_000).littleEndian, Array.init) + [UInt8](repeating: 0, count: 300_000)
+        out += bytes[data...]
+        let header = Array("RIFF".utf8) + withUnsafeBytes(of: UInt32(out.count + 4).littleEndian, Array.init) + Array("WAVE".utf8)
+        try Data(header + out).write(to: URL(fileURLWithPath: padded))
+        let direct = try CLI.run(["analyze", padded, "--format", "jsonl"])
+        #expect(direct.status == 0)
+        #expect(direct.stdout == (try CLI.run(["analyze", wav, "--format", "jsonl"])).stdout)
+        let piped = try Self.shell("{ cat \"$F\" || true; } | soundcompass analyze -", ["F": padded])
+        #expect(piped.status == 65)
+        #expect(piped.stdout.isEmpty)
+        #expect(piped.stderrLines == [
+            "soundcompass: error: standard input: WAV needs seeking, which a pipe cannot do; give the file name or redirect it (< FILE)"
+        ])
+        let redirected = try Self.shell("soundcompass analyze - --format jsonl < \"$F\"", ["F": padded])
+        #expect(redirected.status == 0)
+        #expect(redirected.stdout == direct.stdout)
     }
 
     @Test("analyze --raw-format reads what synth writes as raw: records equal to the WAV's (f32 exactly, s16 within 0.5°)")
@@ -155,7 +187,7 @@ import TestSupport
         #expect(odd.stderrLines.allSatisfy(Self.isDiagnostic))
     }
 
-    @Test("a float WAV that is mostly NaN: exit 65 with one line (a few NaN only warn)")
+    @Test("a float WAV that is 5 % NaN: exit 65 with one line (CLITests.nonFiniteSamples: a few only warn)")
     func mostlyNonFinite() throws {
         let directory = TemporaryDirectory()
         let wav = directory.path("nan.wav")

@@ -14,18 +14,28 @@ extension PCMEncoding {
         package var nonFinite = 0
         /// Largest finite magnitude (full scale is 1).
         package var peak: Float = 0
-        /// Lag-1 autocorrelation of the first two channels, the lower of the two (1: smooth as
-        /// sound is at audio sample rates; 0 or below: noise, as misread bytes are).
+        /// Lag-1 autocorrelation, the lower of the first two channels' (near 1: smooth, as sound
+        /// is at audio sample rates; near 0: noise, as misread bytes are).
         package var smoothness = 0.0
+        /// Peak correlation of the first two channels within ±16 samples (a pair of microphones
+        /// hears the same sound; misread bytes are unrelated).
+        package var coupling = 0.0
+        /// Share of the samples of the first two channels below a quarter of the peak (sound
+        /// crosses zero; integers misread from floats sit near ±0.5).
+        package var nearZero = 0.0
+        /// The larger of the first two channels' mean over RMS (sound has no DC to speak of;
+        /// 24-bit samples read as 32-bit jump by 1/128 at every zero crossing).
+        package var offset = 0.0
 
         /// Share of the samples that are NaN/Inf, percent.
         package var nonFinitePercent: Double { samples > 0 ? 100 * Double(nonFinite) / Double(samples) : 0 }
         /// The peak in dBFS.
-        package var peakDBFS: Double { 20 * log10(max(Double(peak), 1e-30)) }
-        /// At most 1 % NaN/Inf and a peak no higher than +40 dBFS (|x| ≤ 100).
-        package var isPlausible: Bool { nonFinitePercent <= 1 && peak <= 100 }
-        /// No NaN/Inf and no sample above full scale.
-        package var isClean: Bool { nonFinite == 0 && peak <= 1.0001 }
+        package var peakDBFS: Double { 20 * log10(max(Double(peak), 1e-300)) }
+        /// At most 1 % NaN/Inf, a peak no higher than +40 dBFS (|x| ≤ 100), and not a peak
+        /// below −200 dBFS other than silence (the tiny floats of integers read as f32).
+        package var isPlausible: Bool { nonFinitePercent <= 1 && peak <= 100 && (peak == 0 || peak >= 1e-10) }
+        /// No NaN/Inf, nothing above full scale, a level above −200 dBFS, and zero crossings.
+        package var isClean: Bool { nonFinite == 0 && peak <= 1.0001 && peak >= 1e-10 && nearZero >= 0.02 && offset <= 0.5 }
     }
 
     /// Decodes interleaved frames of `channels` channels from `bytes` (whole frames only).
@@ -47,15 +57,20 @@ extension PCMEncoding {
             decoded.append(values)
         }
         result.samples += frames * max(0, channels - 2)
-        result.smoothness = Self.structure(decoded)
+        let quarter = Double(result.peak) / 4
+        result.nearZero = Double(decoded.joined().count { abs($0) < quarter }) / Double(frames * decoded.count)
+        for values in decoded {
+            let mean = values.reduce(0, +) / Double(frames)
+            let rms = (values.reduce(0) { $0 + $1 * $1 } / Double(frames)).squareRoot()
+            if rms > 0 { result.offset = max(result.offset, abs(mean) / rms) }
+        }
+        (result.smoothness, result.coupling) = Self.structure(decoded)
         return result
     }
 
-    /// How much structure decoded channels have, 0…1: the larger of the lag-1 autocorrelation
-    /// (the lower of the two channels: sound is smooth at audio rates) and the peak correlation
-    /// between the channels within ±16 samples (a pair of microphones hears the same sound).
-    /// Misread bytes score near 0 on both.
-    static func structure(_ channels: [[Double]]) -> Double {
+    /// Lag-1 autocorrelation (the lower of the channels') and the peak correlation between two
+    /// channels within ±16 samples.
+    static func structure(_ channels: [[Double]]) -> (smoothness: Double, coupling: Double) {
         func dot(_ a: [Double], _ b: [Double], lag: Int) -> Double {
             var sum = 0.0
             let n = a.count
@@ -63,7 +78,7 @@ extension PCMEncoding {
             return sum
         }
         let energies = channels.map { dot($0, $0, lag: 0) }
-        guard !energies.contains(where: { $0 <= 0 }) else { return 0 }
+        guard !energies.contains(where: { $0 <= 0 }) else { return (0, 0) }
         var smooth = Double.infinity
         for (c, values) in channels.enumerated() { smooth = min(smooth, dot(values, values, lag: 1) / energies[c]) }
         var coupled = 0.0
@@ -71,19 +86,22 @@ extension PCMEncoding {
             let norm = (energies[0] * energies[1]).squareRoot()
             for lag in -16...16 { coupled = max(coupled, abs(dot(channels[0], channels[1], lag: lag)) / norm) }
         }
-        return max(smooth, coupled)
+        return (smooth, coupled)
     }
 
-    /// The encoding under which `bytes` decode most plausibly: no NaN/Inf, nothing above full
-    /// scale, and the smoothest (sound is smooth at audio rates; misread bytes are noise).
-    /// Near-ties go to the earlier encoding of ``preference``.
-    /// - Returns: `nil` when no encoding decodes cleanly and smoothly (smoothness above 0.2).
+    /// The encoding under which `bytes` decode most plausibly: cleanly (see
+    /// ``Decoding/isClean``) and the smoothest; when nothing is smooth (noise), the one whose
+    /// channels are most alike. Exact ties (24-bit and 32-bit reads of quiet audio) go to the
+    /// earlier encoding of ``preference``.
+    /// - Returns: `nil` when no encoding decodes cleanly with some structure.
     package static func likeliest(for bytes: UnsafeRawBufferPointer, channels: Int) -> PCMEncoding? {
-        var best: (encoding: PCMEncoding, smoothness: Double)?
-        for encoding in preference {
-            let decoded = encoding.decoding(of: bytes, channels: channels)
-            guard decoded.isClean, decoded.smoothness > 0.2 else { continue }
-            if best == nil || decoded.smoothness > best!.smoothness + 1e-3 { best = (encoding, decoded.smoothness) }
+        let candidates = preference.map { ($0, $0.decoding(of: bytes, channels: channels)) }.filter { $0.1.isClean }
+        let smooth = (candidates.map(\.1.smoothness).max() ?? 0) >= 0.5
+        var best: (encoding: PCMEncoding, score: Double)?
+        for (encoding, decoded) in candidates {
+            let score = smooth ? decoded.smoothness : decoded.coupling
+            guard score > 0.2 else { continue }
+            if best == nil || score > best!.score + 1e-9 { best = (encoding, score) }
         }
         return best?.encoding
     }
