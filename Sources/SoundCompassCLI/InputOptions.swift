@@ -81,7 +81,7 @@ struct InputOptions: ParsableArguments {
         var settings = analysis.settings
         settings.startSeconds = start?.seconds ?? 0
         settings.endSeconds = end?.seconds
-        return try Self.explainingRawErrors(raw: rawFormat != nil) {
+        return try Self.explainingRawErrors {
             let input: AnalysisInput
             if file == "-" && rereadable {
                 input = try AnalysisInput.rereadableStandardInput(raw: rawLayout)
@@ -97,12 +97,12 @@ struct InputOptions: ParsableArguments {
     }
 
     /// Runs `body`, adding to a raw input's errors the option that fixes them.
-    static func explainingRawErrors<T>(raw: Bool, _ body: () throws -> T) throws -> T {
+    static func explainingRawErrors<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as SoundFileError {
             switch error {
-            case .channelOutOfRange where raw:
+            case .rawChannelOutOfRange:
                 throw CLIFailure("\(error.description); give --raw-channels if the stream has more", status: .dataError)
             case .implausibleSamples(_, _, _, _, let likely?):
                 throw CLIFailure("\(error.description): give --raw-format \(likely.rawValue)", status: .dataError)

@@ -108,7 +108,7 @@ extension SoundCompassCommand {
                     name: device ?? "default", encoding: PCMEncoding(name: sampleFormat), channelCount: selection.count,
                     injectedFaults: Dictionary(injectedOverruns.map { ($0, -EPIPE) }, uniquingKeysWith: { a, _ in a }))
             }
-            let source = try InputOptions.explainingRawErrors(raw: input != nil) {
+            let source = try InputOptions.explainingRawErrors {
                 try capture.open(
                     sampleRate: rate, periodFrames: period, channels: selection.pair, swap: analysis.swap,
                     stopRequested: { Interrupt.isRequested })

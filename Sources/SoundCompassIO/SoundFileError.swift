@@ -33,6 +33,9 @@ public enum SoundFileError: Error, Equatable, CustomStringConvertible {
     case cannotCreate(path: String, reason: String)
     /// Writing failed part way; `reason` is libsndfile's message.
     case writeFailed(path: String, reason: String)
+    /// A requested channel (1-based) is not in raw PCM of `channels` channels per frame (raw PCM
+    /// does not say how many it has: the count was given, or assumed).
+    case rawChannelOutOfRange(path: String, channel: Int, channels: Int)
     /// The input is a pipe and its format (`format`, e.g. "Ogg") needs to seek.
     case needsSeeking(path: String, format: String)
     /// Raw PCM whose first block does not decode plausibly as `encoding`: `nonFinitePercent` of
@@ -51,7 +54,7 @@ public enum SoundFileError: Error, Equatable, CustomStringConvertible {
         case .notFound(let p), .unreadable(let p, _), .empty(let p), .unrecognized(let p, _), .noAudio(let p),
             .tooFewChannels(let p, _), .channelOutOfRange(let p, _, _), .sameChannelTwice(let p, _),
             .sampleRateTooLow(let p, _), .sampleRateTooHigh(let p, _), .readFailed(let p, _),
-            .cannotCreate(let p, _), .writeFailed(let p, _), .needsSeeking(let p, _),
+            .cannotCreate(let p, _), .writeFailed(let p, _), .needsSeeking(let p, _), .rawChannelOutOfRange(let p, _, _),
             .implausibleSamples(let p, _, _, _, _), .mostlyNonFinite(let p, _, _, _), .startBeyondEnd(let p, _, _):
             p
         }
@@ -67,7 +70,7 @@ public enum SoundFileError: Error, Equatable, CustomStringConvertible {
         case .noAudio: "holds no audio frames"
         case .tooFewChannels(_, let n):
             "has \(n) channel\(n == 1 ? "" : "s"); a stereo pair needs at least 2"
-        case .channelOutOfRange(_, let c, let n): "channel \(c) does not exist (there are \(n) channels, 1…\(n))"
+        case .channelOutOfRange(_, let c, let n), .rawChannelOutOfRange(_, let c, let n): "channel \(c) does not exist (there are \(n) channels, 1…\(n))"
         case .sameChannelTwice(_, let c): "channel \(c) was picked for both left and right"
         case .sampleRateTooLow(_, let rate): "sample rate \(rate) Hz is below the supported minimum of 8000 Hz"
         case .sampleRateTooHigh(_, let rate): "sample rate \(rate) Hz is above the supported maximum of 768000 Hz"

@@ -164,6 +164,12 @@ import TestSupport
                 "soundcompass: error: \(raw16): channel 3 does not exist (there are 2 channels, 1…2); give --raw-channels if the stream has more"
             ])
         }
+        // A sound file with too few channels gets no raw-PCM advice.
+        let wav = directory.path("take.wav")
+        #expect(try CLI.run(["synth", wav, "--duration", "1"]).status == 0)
+        let wavChannels = try CLI.run(["live", "--input", wav, "--channels", "1,3"])
+        #expect(wavChannels.status == 65)
+        #expect(wavChannels.stderrLines == ["soundcompass: error: \(wav): channel 3 does not exist (there are 2 channels, 1…2)"])
         for (path, likely) in [(raw16, "s16le"), (raw32, "s32le")] {
             for command in [["live", "--input", path, "--format", "jsonl"], ["analyze", path, "--raw-format", "f32le"]] {
                 let result = try CLI.run(command)

@@ -68,7 +68,12 @@ public final class RawPCMSource: CaptureSource {
     ) throws(SoundFileError) {
         precondition(periodFrames > 0)
         let label = path == "-" ? "standard input" : path
-        let pair = try SoundFileReader.channelPair(channels, swap: swap, of: channelCount, path: label)
+        let pair: (left: Int, right: Int)
+        do {
+            pair = try SoundFileReader.channelPair(channels, swap: swap, of: channelCount, path: label)
+        } catch .channelOutOfRange(let path, let channel, let count) {
+            throw .rawChannelOutOfRange(path: path, channel: channel, channels: count)
+        }
         guard Double(sampleRate) >= AnalysisConfiguration.minimumSampleRate else {
             throw .sampleRateTooLow(path: label, rate: sampleRate)
         }
