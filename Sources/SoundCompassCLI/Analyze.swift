@@ -13,8 +13,11 @@ extension SoundCompassCommand {
                 """,
             aliases: ["analyse"])
 
-        @Argument(help: "Sound file to analyze (default: the built-in demo scene).")
+        @Argument(help: "Sound file to analyze, or - for standard input (default: the built-in demo scene).")
         var file: String?
+
+        @OptionGroup(title: "Input")
+        var input: InputOptions
 
         @OptionGroup(title: "Analysis")
         var analysis: AnalysisOptions
@@ -34,7 +37,7 @@ extension SoundCompassCommand {
         func run() throws {
             if let warning = trace.ignoredOptionsWarning { Diagnostics.warning(warning) }
             try Diagnostics.reportingFailures {
-                let session = try analysis.openSession(file, imu: imu.logInput)
+                let session = try input.openSession(file, analysis: analysis, imu: imu.logInput)
                 if let path = imu.imu, let out = output.output, LineSink.isSameFile(out, path) {
                     throw CLIFailure("\(out): --output names the IMU log; refusing to overwrite it", status: .usage)
                 }

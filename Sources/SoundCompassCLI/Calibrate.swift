@@ -16,8 +16,11 @@ extension SoundCompassCommand {
                 support the fit. See Docs/Calibration.md.
                 """)
 
-        @Argument(help: "A recording of a sound whose direction is known.")
+        @Argument(help: "A recording of a sound whose direction is known, or - for standard input.")
         var file: String
+
+        @OptionGroup(title: "Input")
+        var input: InputOptions
 
         @Option(parsing: .unconditional, help: ArgumentHelp("The true azimuth in degrees (a still source), or a CSV file with time,azimuth columns.", valueName: "deg|file"))
         var truth: String
@@ -53,7 +56,7 @@ extension SoundCompassCommand {
                     throw CLIFailure("\(output): --output names an input file; refusing to overwrite it", status: .usage)
                 }
                 let truthTrack = try readTruth()
-                let session = try analysis.openSession(file)
+                let session = try input.openSession(file, analysis: analysis, rereadable: true)
                 let config = session.configuration
                 let parameters = try chooseParameters(config.array, still: truthTrack.stillAzimuth != nil)
                 let calibration = try session.calibrate(truth: truthTrack, parameters: parameters)

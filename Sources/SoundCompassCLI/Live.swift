@@ -22,7 +22,7 @@ extension SoundCompassCommand {
         @Option(help: ArgumentHelp("ALSA capture device, any PCM name arecord -D takes (default: default). See 'soundcompass devices'.", valueName: "name"))
         var device: String?
 
-        @Option(help: ArgumentHelp("Read interleaved raw PCM from this file or FIFO instead of a device; '-' for standard input (default: the device).", valueName: "path|-"))
+        @Option(help: ArgumentHelp("Read interleaved raw PCM, or a sound file (recognised by its WAV, AIFF, FLAC or Ogg header), from this file or FIFO instead of a device; '-' for standard input (default: the device).", valueName: "path|-"))
         var input: String?
 
         @Option(parsing: .unconditional, help: ArgumentHelp("Sample rate, Hz (a device may give the nearest it supports).", valueName: "Hz"))
@@ -36,10 +36,10 @@ extension SoundCompassCommand {
             valueName: "format"))
         var sampleFormat: String = "auto"
 
-        @Option(help: "Encoding of raw PCM from --input.")
-        var rawFormat: PCMEncoding = .float32
+        @Option(help: "Encoding of raw PCM from --input (default f32le).")
+        var rawFormat: PCMEncoding?
 
-        @Option(parsing: .unconditional, help: ArgumentHelp("Channels per frame of raw PCM from --input (default: 2, or the highest channel --channels names).", valueName: "n"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("Channels per frame of raw PCM from --input (default: 2).", valueName: "n"))
         var rawChannels: Int?
 
         @Option(parsing: .unconditional, help: ArgumentHelp("Stop after this much stream time (samples captured), seconds (default: until the stream ends or Ctrl-C).", valueName: "seconds"))
@@ -107,15 +107,30 @@ extension SoundCompassCommand {
             // The hop does not depend on the array model, so the profile is not needed here.
             let period = self.period ?? analysis.settings.configuration(sampleRate: Double(rate)).hopLength
             let capture: CaptureInput = if let input {
-                .rawPCM(path: input, encoding: rawFormat, channelCount: rawChannels ?? selection.count)
+                .rawPCM(path: input, encoding: rawFormat ?? .float32, channelCount: rawChannels ?? selection.count)
             } else {
                 .device(
                     name: device ?? "default", encoding: PCMEncoding(name: sampleFormat), channelCount: selection.count,
                     injectedFaults: Dictionary(injectedOverruns.map { ($0, -EPIPE) }, uniquingKeysWith: { a, _ in a }))
             }
-            return try capture.open(
-                sampleRate: rate, periodFrames: period, channels: selection.pair, swap: analysis.swap,
-                stopRequested: { Interrupt.isRequested })
+            let source = try InputOptions.explainingRawErrors {
+                try capture.open(
+                    sampleRate: rate, periodFrames: period, channels: selection.pair, swap: analysis.swap,
+                    stopRequested: { Interrupt.isRequested })
+            }
+            if source is SoundFileCaptureSource { warnIgnoredRawOptions(for: source.name) }
+            return source
+        }
+
+        /// Raw-PCM options given for an input that turned out to be a sound file.
+        private func warnIgnoredRawOptions(for name: String) {
+            let given = CommandLine.arguments.dropFirst()
+            let ignored = ["--rate", "--raw-format", "--raw-channels"].filter { option in
+                given.contains { $0 == option || $0.hasPrefix(option + "=") }
+            }
+            guard !ignored.isEmpty else { return }
+            Diagnostics.warning(
+                "\(name): \(ignored.joined(separator: ", ")) ignored: the input has a sound file header, which gives its rate, channels and encoding")
         }
 
         // MARK: - Run
@@ -197,9 +212,4 @@ extension SoundCompassCommand {
             return 80
         }
     }
-}
-
-extension PCMEncoding: ExpressibleByArgument {
-    /// The encoding names (`f32le`, `s16le`, …) and ALSA's (`FLOAT_LE`, `S16_LE`, …) as aliases.
-    public init?(argument: String) { self.init(name: argument) }
 }

@@ -16,8 +16,11 @@ extension SoundCompassCommand {
                 written: use analyze --plot for records and a plot. See Docs/Calibration.md.
                 """)
 
-        @Argument(help: "Sound file to trace (default: the built-in demo scene).")
+        @Argument(help: "Sound file to trace, or - for standard input (default: the built-in demo scene).")
         var file: String?
+
+        @OptionGroup(title: "Input")
+        var input: InputOptions
 
         @OptionGroup(title: "Trace")
         var trace: TraceOptions
@@ -33,12 +36,12 @@ extension SoundCompassCommand {
 
         func run() throws {
             try Diagnostics.reportingFailures {
-                let plot = trace.plot ?? SoundCompassCommand.Synth.defaultPath(for: file ?? "demo", suffix: ".trace.svg")
+                let plot = trace.plot ?? SoundCompassCommand.Synth.defaultPath(for: file.map { $0 == "-" ? "stdin" : $0 } ?? "demo", suffix: ".trace.svg")
                 try trace.checkOutputs(inputs: [file, imu.imu])
                 if let file, plot == file || LineSink.isSameFile(plot, file) {
                     throw CLIFailure("\(plot): the plot would overwrite the input", status: .usage)
                 }
-                let session = try analysis.openSession(file, imu: imu.logInput)
+                let session = try input.openSession(file, analysis: analysis, imu: imu.logInput)
                 let demoTruth = file == nil && trace.truth == nil
                     ? try TruthTrack(text: Scene.demo().truthCSV(), name: "demo truth") : nil
                 guard let traced = try trace.makeTrace(for: session, plotting: true, defaultTruth: demoTruth, always: true)

@@ -47,6 +47,11 @@ public final class StreamingAnalyzer {
     /// Number of NaN/Inf input samples replaced by 0 so far.
     public private(set) var nonFiniteSampleCount = 0
 
+    /// The time of the stream's first sample, seconds, added to every record's time (and used
+    /// for yaw lookups): for analysing a part of a file that starts `timeOrigin` seconds in, so
+    /// that records keep the file's clock. Default 0.
+    public var timeOrigin = 0.0
+
     /// Largest magnitude a sample may have; larger ones are clamped (+80 dBFS).
     public static let sampleLimit: Float = 10_000
 
@@ -162,7 +167,7 @@ public final class StreamingAnalyzer {
             left: UnsafeBufferPointer(start: left.baseAddress, count: config.frameLength),
             right: UnsafeBufferPointer(start: right.baseAddress, count: config.frameLength))
         record.frame = framesAnalyzed
-        record.time = (Double(frameStartSample) + Double(config.frameLength) / 2) / config.sampleRate
+        record.time = timeOrigin + (Double(frameStartSample) + Double(config.frameLength) / 2) / config.sampleRate
         let active = activity.update(
             // Until the phase consistency has a few frames of history, a confident time cue stands in.
             levelDBFS: estimate.levels.levelDBFS,

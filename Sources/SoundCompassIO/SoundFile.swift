@@ -16,14 +16,99 @@ final class SoundFile {
     let declaredFrames: Int
     /// The major format and subtype codes (`SF_FORMAT_*`).
     let format: Int32
+    /// True when ``seek(toFrame:)`` can work (a file, or bytes in memory; not a pipe).
+    let seekable: Bool
+    /// The bytes read through virtual I/O (a pipe, memory), kept alive with the handle.
+    private let stream: ByteStream?
 
-    private init(handle: OpaquePointer, path: String, info: SF_INFO) {
+    private init(handle: OpaquePointer, path: String, info: SF_INFO, seekable: Bool = true, stream: ByteStream? = nil) {
         self.handle = handle
         self.path = path
         self.channels = Int(info.channels)
         self.sampleRate = Int(info.samplerate)
-        self.declaredFrames = Int(info.frames)
+        // Ogg read from a pipe cannot find its length and says INT64_MAX.
+        self.declaredFrames = info.frames >= sf_count_t(Int32.max) * 1024 ? -1 : Int(info.frames)
         self.format = info.format
+        self.seekable = seekable
+        self.stream = stream
+    }
+
+    /// The name messages give standard input.
+    static let standardInputName = "standard input"
+
+    /// Opens standard input: a redirected file through its descriptor (seekable), a pipe through
+    /// a ``ByteStream`` read front to back.
+    /// - Throws: ``SoundFileError`` naming "standard input": a terminal, empty, not a sound
+    ///   file, or a format that needs seeking.
+    static func openStandardInput() throws(SoundFileError) -> SoundFile {
+        let name = standardInputName
+        if isatty(0) != 0 {
+            throw .unreadable(
+                path: name, reason: "it is a terminal; pipe a sound file into it or redirect one (< take.wav)")
+        }
+        if let size = InputFile.regularFileSize(0) {
+            if size == 0 { throw .empty(path: name) }
+            lseek(0, 0, SEEK_SET)
+            var info = SF_INFO()
+            guard let handle = sf_open_fd(0, Int32(SFM_READ), &info, 0) else {
+                throw .unrecognized(path: name, reason: lastErrorMessage(nil))
+            }
+            return SoundFile(handle: handle, path: name, info: info)
+        }
+        return try open(stream: ByteStream(descriptor: 0), name: name)
+    }
+
+    /// Opens a sound file read through `stream` (libsndfile's virtual I/O). The corresponding C
+    /// function is `sf_open_virtual`.
+    static func open(stream: ByteStream, name: String) throws(SoundFileError) -> SoundFile {
+        if stream.peek(1).isEmpty {
+            if let reason = stream.readError { throw .readFailed(path: name, reason: reason) }
+            throw .empty(path: name)
+        }
+        var io = SF_VIRTUAL_IO(
+            get_filelen: { user in
+                // A pipe's length is unknown: a huge one makes every format read on.
+                sf_count_t(ByteStream.from(user).knownLength ?? 4_294_967_295)
+            },
+            seek: { offset, whence, user in sf_count_t(ByteStream.from(user).seek(Int(offset), whence: whence)) },
+            read: { pointer, count, user in
+                guard let pointer else { return 0 }
+                return sf_count_t(ByteStream.from(user).read(into: pointer, count: Int(count)))
+            },
+            write: nil,
+            tell: { user in sf_count_t(ByteStream.from(user).position) })
+        var info = SF_INFO()
+        let user = Unmanaged.passUnretained(stream).toOpaque()
+        guard let handle = sf_open_virtual(&io, Int32(SFM_READ), &info, user) else {
+            let reason = lastErrorMessage(nil)
+            if stream.refusedSeek { throw .needsSeeking(path: name, format: formatName(of: stream.peek(12))) }
+            throw .unrecognized(path: name, reason: reason)
+        }
+        return SoundFile(handle: handle, path: name, info: info, seekable: stream.knownLength != nil, stream: stream)
+    }
+
+    /// The format a file's first bytes announce, for messages.
+    static func formatName(of bytes: [UInt8]) -> String {
+        let tag = String(decoding: bytes.prefix(4), as: UTF8.self)
+        switch tag {
+        case "RIFF", "RIFX", "RF64": return "WAV"
+        case "FORM": return bytes.count >= 12 && bytes[8...11].elementsEqual("AIFC".utf8) ? "AIFF-C" : "AIFF"
+        case "fLaC": return "FLAC"
+        case "OggS": return "Ogg"
+        case "caff": return "CAF"
+        default: return "this format"
+        }
+    }
+
+    /// True when `bytes`, a file's first bytes, start with a sound file header (WAV, RF64,
+    /// AIFF, FLAC, Ogg, CAF).
+    static func hasSoundFileHeader(_ bytes: [UInt8]) -> Bool { formatName(of: bytes) != "this format" }
+
+    /// Moves to frame `frame` (seekable files only). The corresponding C function is `sf_seek`.
+    /// - Returns: false when the file cannot seek there.
+    func seek(toFrame frame: Int) -> Bool {
+        guard let handle, seekable else { return false }
+        return sf_seek(handle, sf_count_t(frame), SEEK_SET) >= 0
     }
 
     deinit { close() }
@@ -96,10 +181,14 @@ final class SoundFile {
     func readFrames(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws(SoundFileError) -> Int {
         guard let handle else { return 0 }
         let read = Int(sf_readf_float(handle, buffer, sf_count_t(frames)))
-        if read < 0 { throw .readFailed(path: path, reason: Self.lastErrorMessage(handle)) }
-        if read == 0, sf_error(handle) != 0 {
+        if read < 0 || (read == 0 && sf_error(handle) != 0) {
+            if let stream {
+                if let reason = stream.readError { throw .readFailed(path: path, reason: reason) }
+                if stream.refusedSeek { throw .needsSeeking(path: path, format: Self.formatName(of: stream.peek(12))) }
+            }
             throw .readFailed(path: path, reason: Self.lastErrorMessage(handle))
         }
+        if read == 0, let reason = stream?.readError { throw .readFailed(path: path, reason: reason) }
         return read
     }
 

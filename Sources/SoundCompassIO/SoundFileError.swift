@@ -33,6 +33,20 @@ public enum SoundFileError: Error, Equatable, CustomStringConvertible {
     case cannotCreate(path: String, reason: String)
     /// Writing failed part way; `reason` is libsndfile's message.
     case writeFailed(path: String, reason: String)
+    /// A requested channel (1-based) is not in raw PCM of `channels` channels per frame (raw PCM
+    /// does not say how many it has: the count was given, or assumed).
+    case rawChannelOutOfRange(path: String, channel: Int, channels: Int)
+    /// The input is a pipe and its format (`format`, e.g. "Ogg") needs to seek.
+    case needsSeeking(path: String, format: String)
+    /// Raw PCM whose first block does not decode plausibly as `encoding`: `nonFinitePercent` of
+    /// its samples are NaN/Inf, its peak is `peakDBFS` (dB re full scale); `likely` is the
+    /// encoding under which it decodes most plausibly, if any does.
+    case implausibleSamples(path: String, encoding: PCMEncoding, nonFinitePercent: Double, peakDBFS: Double, likely: PCMEncoding?)
+    /// More than 1 % of the samples read so far are NaN/Inf: `count` of `total` (both channels)
+    /// in the first `seconds` seconds.
+    case mostlyNonFinite(path: String, count: Int, total: Int, seconds: Double)
+    /// The part asked for starts at `start` seconds, at or after the input's end (`length` seconds).
+    case startBeyondEnd(path: String, start: Double, length: Double)
 
     /// The file the error is about.
     public var path: String {
@@ -40,7 +54,8 @@ public enum SoundFileError: Error, Equatable, CustomStringConvertible {
         case .notFound(let p), .unreadable(let p, _), .empty(let p), .unrecognized(let p, _), .noAudio(let p),
             .tooFewChannels(let p, _), .channelOutOfRange(let p, _, _), .sameChannelTwice(let p, _),
             .sampleRateTooLow(let p, _), .sampleRateTooHigh(let p, _), .readFailed(let p, _),
-            .cannotCreate(let p, _), .writeFailed(let p, _):
+            .cannotCreate(let p, _), .writeFailed(let p, _), .needsSeeking(let p, _), .rawChannelOutOfRange(let p, _, _),
+            .implausibleSamples(let p, _, _, _, _), .mostlyNonFinite(let p, _, _, _), .startBeyondEnd(let p, _, _):
             p
         }
     }
@@ -55,13 +70,23 @@ public enum SoundFileError: Error, Equatable, CustomStringConvertible {
         case .noAudio: "holds no audio frames"
         case .tooFewChannels(_, let n):
             "has \(n) channel\(n == 1 ? "" : "s"); a stereo pair needs at least 2"
-        case .channelOutOfRange(_, let c, let n): "channel \(c) does not exist (there are \(n) channels, 1…\(n))"
+        case .channelOutOfRange(_, let c, let n), .rawChannelOutOfRange(_, let c, let n): "channel \(c) does not exist (there are \(n) channels, 1…\(n))"
         case .sameChannelTwice(_, let c): "channel \(c) was picked for both left and right"
         case .sampleRateTooLow(_, let rate): "sample rate \(rate) Hz is below the supported minimum of 8000 Hz"
         case .sampleRateTooHigh(_, let rate): "sample rate \(rate) Hz is above the supported maximum of 768000 Hz"
         case .readFailed(_, let reason): "read failed: \(reason)"
         case .cannotCreate(_, let reason): "cannot be created: \(reason)"
         case .writeFailed(_, let reason): "write failed: \(reason)"
+        case .needsSeeking(_, let format):
+            "\(format) needs seeking, which a pipe cannot do; give the file name or redirect it (< FILE)"
+        case .implausibleSamples(_, let encoding, let percent, let peak, let likely):
+            "does not look like \(encoding.rawValue) samples (\(formatTrimmed(percent, 1)) % NaN/Inf, peak "
+                + (peak.isFinite ? "\(peak >= 0 ? "+" : "−")\(Int(abs(peak).rounded())) dBFS" : "not finite") + ")"
+                + (likely.map { "; it looks like \($0.rawValue)" } ?? "")
+        case .mostlyNonFinite(_, let count, let total, let seconds):
+            "\(formatTrimmed(100 * Double(count) / Double(max(total, 1)), 1)) % of the samples are NaN/Inf (\(count) of \(total) in the first \(formatTrimmed(seconds, 1)) s); the file is damaged or its header misstates the encoding"
+        case .startBeyondEnd(_, let start, let length):
+            "the start, \(formatTrimmed(start, 3)) s, is at or after the end (\(formatTrimmed(length, 3)) s)"
         }
     }
 

@@ -8,17 +8,20 @@ import Musl
 /// Reads two channels of any file libsndfile understands (WAV incl. 24-bit and WAVE_EXTENSIBLE,
 /// FLAC, AIFF, Ogg Vorbis, …) block by block in constant memory.
 public final class SoundFileReader: StereoSource {
-    /// The file's path.
+    /// The file's path (`-` for standard input).
     public let path: String
-    public var name: String { path }
+    /// The path, or "standard input".
+    public var name: String { file.path }
     /// Sample rate in Hz.
     public let sampleRate: Double
     /// Channels in the file.
     public let fileChannels: Int
     /// The 1-based channels read as left and right.
     public let channelPair: (left: Int, right: Int)
-    /// Frames the header declares.
-    public var expectedFrameCount: Int? { file.declaredFrames }
+    /// Frames the header declares (`nil` when it cannot say: Ogg on a pipe).
+    public var expectedFrameCount: Int? { file.declaredFrames >= 0 ? file.declaredFrames : nil }
+    /// True when ``skip(frames:)`` seeks rather than reads (a file; not a pipe).
+    public var isSeekable: Bool { file.seekable }
     /// A human-readable name of the file's format.
     public var formatDescription: String { file.formatDescription }
     /// Frames read so far.
@@ -31,13 +34,33 @@ public final class SoundFileReader: StereoSource {
 
     /// Opens a file and checks that it can feed a stereo analysis.
     /// - Parameters:
-    ///   - path: the file.
+    ///   - path: the file, or `-` for standard input (a redirected file, or a pipe read front
+    ///     to back; messages call it "standard input").
     ///   - channels: 1-based channel numbers for left and right; `nil` for 1 and 2.
     ///   - swap: exchange left and right after picking the channels.
     /// - Throws: ``SoundFileError`` naming the file and the problem.
-    public init(path: String, channels: (left: Int, right: Int)? = nil, swap: Bool = false) throws(SoundFileError) {
-        let file = try SoundFile.openForReading(path: path)
-        guard file.declaredFrames > 0 else { throw .noAudio(path: path) }
+    public convenience init(path: String, channels: (left: Int, right: Int)? = nil, swap: Bool = false) throws(SoundFileError) {
+        let file = path == "-" ? try SoundFile.openStandardInput() : try SoundFile.openForReading(path: path)
+        try self.init(file: file, path: path, channels: channels, swap: swap)
+    }
+
+    /// Reads a whole sound file's bytes held in memory.
+    /// - Parameters:
+    ///   - bytes: the file's bytes (any format libsndfile reads).
+    ///   - name: a name for messages.
+    ///   - channels: 1-based channel numbers for left and right; `nil` for 1 and 2.
+    ///   - swap: exchange left and right after picking the channels.
+    /// - Throws: ``SoundFileError`` naming `name` and the problem.
+    public convenience init(bytes: [UInt8], name: String, channels: (left: Int, right: Int)? = nil, swap: Bool = false)
+        throws(SoundFileError)
+    {
+        let file = try SoundFile.open(stream: ByteStream(bytes: bytes), name: name)
+        try self.init(file: file, path: name, channels: channels, swap: swap)
+    }
+
+    init(file: SoundFile, path given: String, channels: (left: Int, right: Int)?, swap: Bool) throws(SoundFileError) {
+        let path = file.path
+        guard file.declaredFrames != 0 else { throw .noAudio(path: path) }
         let pair = try Self.channelPair(channels, swap: swap, of: file.channels, path: path)
         guard Double(file.sampleRate) >= AnalysisConfiguration.minimumSampleRate else {
             throw .sampleRateTooLow(path: path, rate: file.sampleRate)
@@ -46,12 +69,12 @@ public final class SoundFileReader: StereoSource {
             throw .sampleRateTooHigh(path: path, rate: file.sampleRate)
         }
         self.file = file
-        self.path = path
+        self.path = given
         self.sampleRate = Double(file.sampleRate)
         self.fileChannels = file.channels
         self.channelPair = pair
         if let declared = Self.truncationNote(file.logInfo) {
-            warnings.append("\(path): file is truncated (\(declared)); analysing the audio that is there")
+            warnings.append("\(file.path): file is truncated (\(declared)); analysing the audio that is there")
             truncationReported = true
         }
     }
@@ -97,10 +120,35 @@ public final class SoundFileReader: StereoSource {
         framesRead += got
         if got == 0, framesRead < file.declaredFrames, !truncationReported {
             warnings.append(
-                "\(path): file is truncated (header declares \(file.declaredFrames) frames, \(framesRead) present); analysed what is there")
+                "\(name): file is truncated (header declares \(file.declaredFrames) frames, \(framesRead) present); analysed what is there")
             truncationReported = true
         }
         return got
+    }
+
+    /// Passes over the next `frames` frames: seeks in a file, reads and discards from a pipe.
+    /// - Returns: frames passed over (fewer at the end of the input).
+    public func skip(frames: Int) throws -> Int {
+        if file.seekable, let total = expectedFrameCount {
+            let target = min(framesRead + frames, total)
+            if file.seek(toFrame: target) {
+                defer { framesRead = target }
+                return target - framesRead
+            }
+        }
+        let block = 4096
+        let left = UnsafeMutableBufferPointer<Float>.allocate(capacity: block)
+        let right = UnsafeMutableBufferPointer<Float>.allocate(capacity: block)
+        defer { left.deallocate(); right.deallocate() }
+        var skipped = 0
+        while skipped < frames {
+            let n = try read(
+                left: UnsafeMutableBufferPointer(rebasing: left[0..<min(block, frames - skipped)]),
+                right: UnsafeMutableBufferPointer(rebasing: right[0..<min(block, frames - skipped)]))
+            if n == 0 { break }
+            skipped += n
+        }
+        return skipped
     }
 
     /// libsndfile writes "data : 384000 (should be 942)" into its log for a short data chunk:

@@ -184,7 +184,7 @@ struct LiveTests {
         let channels = try CLI.run(["live", "--input", "-", "--channels", "1,3", "--raw-channels", "2"], stdin: Data())
         #expect(channels.status == 65)
         #expect(channels.stdout.isEmpty)
-        #expect(channels.stderrLines == ["soundcompass: error: standard input: channel 3 does not exist (there are 2 channels, 1…2)"])
+        #expect(channels.stderrLines == ["soundcompass: error: standard input: channel 3 does not exist (there are 2 channels, 1…2); give --raw-channels if the stream has more"])
     }
 
     @Test("devices: exits 0; lists every card ALSA has, or says there are none")

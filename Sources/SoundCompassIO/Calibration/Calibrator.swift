@@ -35,14 +35,17 @@ public enum Calibrator {
     }
 
     /// Reads `source` once: the nominal analysis's errors and the measured cues of every active
-    /// frame the truth covers.
+    /// frame the truth covers. `timeOrigin` is the time of the source's first sample on the
+    /// truth's clock, seconds (see ``StreamingAnalyzer/timeOrigin``).
     /// - Throws: ``ConfigurationError`` when the settings do not suit, or what the source throws.
     public static func measure(
         _ source: some StereoSource, configuration: AnalysisConfiguration, truth: TruthTrack,
-        progress: ((Int) -> Void)? = nil
+        timeOrigin: Double = 0, progress: ((Int) -> Void)? = nil
     ) throws -> Measurement {
         let nominal = try StreamingAnalyzer(configuration: configuration)
         let measuring = try StreamingAnalyzer(configuration: measurementConfiguration(configuration))
+        nominal.timeOrigin = timeOrigin
+        measuring.timeOrigin = timeOrigin
         var measurement = Measurement(observations: [], frames: 0, activeFrames: 0, before: AzimuthErrors())
         try source.forEachBlock(progress: progress) { left, right in
             nominal.process(left: left, right: right) { measurement.before.add($0, truth: truth) }
@@ -61,12 +64,14 @@ public enum Calibrator {
         return measurement
     }
 
-    /// The errors of an analysis of `source` with `configuration` against `truth`.
+    /// The errors of an analysis of `source` with `configuration` against `truth`
+    /// (`timeOrigin` as for ``measure(_:configuration:truth:timeOrigin:progress:)``).
     public static func errors(
         _ source: some StereoSource, configuration: AnalysisConfiguration, truth: TruthTrack,
-        progress: ((Int) -> Void)? = nil
+        timeOrigin: Double = 0, progress: ((Int) -> Void)? = nil
     ) throws -> AzimuthErrors {
         let analyzer = try StreamingAnalyzer(configuration: configuration)
+        analyzer.timeOrigin = timeOrigin
         var errors = AzimuthErrors()
         try analyzer.analyze(source, progress: progress) { errors.add($0, truth: truth) }
         return errors

@@ -74,8 +74,9 @@ public enum PCMEncoding: String, Sendable, CaseIterable {
         }
     }
 
+    /// The sample at byte `offset` of `bytes`, as a float (integers scaled to ±1).
     @inline(__always)
-    private func sample(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> Float {
+    func sample(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> Float {
         switch self {
         case .float32:
             return Float(bitPattern: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))

@@ -12,7 +12,8 @@ public final class RawPCMSource: CaptureSource {
     public let path: String
     public var name: String { path == "-" ? "standard input" : path }
     public let sampleRate: Double
-    public var expectedFrameCount: Int? { nil }
+    /// Frames a regular file holds (its size over the frame size); `nil` for a pipe.
+    public let expectedFrameCount: Int?
     public private(set) var warnings: [String] = []
     public let periodFrames: Int
     public var overrunCount: Int { 0 }
@@ -30,8 +31,12 @@ public final class RawPCMSource: CaptureSource {
     public var stopRequested: @Sendable () -> Bool = { false }
 
     private let descriptor: Int32
+    private let ownsDescriptor: Bool
     private let buffer: UnsafeMutableRawBufferPointer
     private var ended = false
+    /// Bytes at the front of `buffer` read (by the plausibility check) but not yet delivered.
+    private var pending = 0
+    private var partialFrameReported = false
 
     /// - Parameters:
     ///   - path: a file or FIFO to read, or `-` for standard input.
@@ -41,26 +46,51 @@ public final class RawPCMSource: CaptureSource {
     ///   - channels: 1-based channels to use as left and right; `nil` for 1 and 2.
     ///   - swap: exchange left and right after picking the channels.
     ///   - periodFrames: frames returned per read.
-    /// - Throws: ``SoundFileError`` naming the input: missing, unreadable, a directory, or a
-    ///   channel choice the stream cannot meet.
-    public init(
+    /// - Throws: ``SoundFileError`` naming the input: missing, unreadable, a directory, a
+    ///   channel choice the stream cannot meet, or a first period that does not decode
+    ///   plausibly as `encoding` (``SoundFileError/implausibleSamples(path:encoding:nonFinitePercent:peakDBFS:likely:)``).
+    ///   The first period is read here, to check it.
+    public convenience init(
         path: String, encoding: PCMEncoding, sampleRate: Int, channelCount: Int = 2,
         channels: (left: Int, right: Int)? = nil, swap: Bool = false, periodFrames: Int = 1024
     ) throws(SoundFileError) {
+        try self.init(
+            path: path, descriptor: nil, prefix: [], encoding: encoding, sampleRate: sampleRate,
+            channelCount: channelCount, channels: channels, swap: swap, periodFrames: periodFrames)
+    }
+
+    /// As the public initializer; `descriptor`, when given, is read instead of opening `path`
+    /// (and closed with the source unless it is standard input), after `prefix`: bytes
+    /// already read from it.
+    package init(
+        path: String, descriptor given: Int32?, prefix: [UInt8], encoding: PCMEncoding, sampleRate: Int,
+        channelCount: Int, channels: (left: Int, right: Int)?, swap: Bool, periodFrames: Int
+    ) throws(SoundFileError) {
         precondition(periodFrames > 0)
         let label = path == "-" ? "standard input" : path
-        let pair = try SoundFileReader.channelPair(channels, swap: swap, of: channelCount, path: label)
+        let pair: (left: Int, right: Int)
+        do {
+            pair = try SoundFileReader.channelPair(channels, swap: swap, of: channelCount, path: label)
+        } catch .channelOutOfRange(let path, let channel, let count) {
+            throw .rawChannelOutOfRange(path: path, channel: channel, channels: count)
+        }
         guard Double(sampleRate) >= AnalysisConfiguration.minimumSampleRate else {
             throw .sampleRateTooLow(path: label, rate: sampleRate)
         }
         guard Double(sampleRate) <= AnalysisConfiguration.maximumSampleRate else {
             throw .sampleRateTooHigh(path: label, rate: sampleRate)
         }
-        if path == "-" {
+        if let given {
+            descriptor = given
+        } else if path == "-" {
             descriptor = 0
         } else {
             do { descriptor = try InputFile.open(path) } catch { throw SoundFileError(path: path, failure: error) }
         }
+        ownsDescriptor = descriptor != 0
+        let frameBytes = channelCount * encoding.bytesPerSample
+        // A torn last frame is reported when the read reaches it.
+        expectedFrameCount = InputFile.regularFileSize(descriptor).map { ($0 - prefix.count) / frameBytes }
         self.path = path
         self.encoding = encoding
         self.sampleRate = Double(sampleRate)
@@ -68,29 +98,34 @@ public final class RawPCMSource: CaptureSource {
         self.channelPair = pair
         self.periodFrames = periodFrames
         self.buffer = UnsafeMutableRawBufferPointer.allocate(
-            byteCount: periodFrames * channelCount * encoding.bytesPerSample, alignment: 16)
+            byteCount: max(periodFrames * frameBytes, prefix.count), alignment: 16)
+        prefix.withUnsafeBytes { buffer.copyMemory(from: $0) }
+        pending = prefix.count
+        try checkFirstPeriod()
     }
 
     deinit {
         buffer.deallocate()
-        if descriptor != 0 { close(descriptor) }
+        if ownsDescriptor { close(descriptor) }
     }
 
-    public var streamDescription: String {
-        "\(name): raw \(encoding.rawValue), \(channelCount) channels (left \(channelPair.left), right \(channelPair.right)), \(Int(sampleRate)) Hz, \(periodFrames) frames per read"
+    /// Reads the first period and refuses it when it does not decode plausibly.
+    private func checkFirstPeriod() throws(SoundFileError) {
+        let wanted = periodFrames * channelCount * encoding.bytesPerSample
+        pending = try fill(from: pending, to: max(wanted, pending))
+        let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<pending])
+        let decoded = encoding.decoding(of: bytes, channels: channelCount)
+        guard !decoded.isPlausible else { return }
+        throw .implausibleSamples(
+            path: name, encoding: encoding, nonFinitePercent: decoded.nonFinitePercent, peakDBFS: decoded.peakDBFS,
+            likely: PCMEncoding.likeliest(for: bytes, channels: channelCount))
     }
 
-    /// Reads the next period (at most `left.count` frames), blocking until it is complete or
-    /// the stream ends.
-    /// - Returns: frames read; 0 at the end of the stream.
-    /// - Throws: ``SoundFileError/readFailed(path:reason:)`` when reading fails.
-    public func read(left: UnsafeMutableBufferPointer<Float>, right: UnsafeMutableBufferPointer<Float>) throws -> Int {
-        let frames = min(left.count, right.count, periodFrames)
-        guard frames > 0, !ended else { return 0 }
-        let frameBytes = channelCount * encoding.bytesPerSample
-        let wanted = frames * frameBytes
-        var have = 0
-        while have < wanted {
+    /// Reads into `buffer` from byte `have` until byte `wanted`, the end of the stream or a stop.
+    /// - Returns: the bytes in `buffer`.
+    private func fill(from start: Int, to wanted: Int) throws(SoundFileError) -> Int {
+        var have = start
+        while have < wanted && !ended {
             let n = Glibc.read(descriptor, buffer.baseAddress! + have, wanted - have)
             if n > 0 { have += n; continue }
             if n == 0 { ended = true; break }
@@ -107,15 +142,40 @@ public final class RawPCMSource: CaptureSource {
             }
             throw SoundFileError.readFailed(path: name, reason: String(cString: strerror(code)))
         }
+        return have
+    }
+
+    public var streamDescription: String {
+        "\(name): raw \(encoding.rawValue), \(channelCount) channels (left \(channelPair.left), right \(channelPair.right)), \(Int(sampleRate)) Hz, \(periodFrames) frames per read"
+    }
+
+    /// Reads the next period (at most `left.count` frames), blocking until it is complete or
+    /// the stream ends.
+    /// - Returns: frames read; 0 at the end of the stream.
+    /// - Throws: ``SoundFileError/readFailed(path:reason:)`` when reading fails.
+    public func read(left: UnsafeMutableBufferPointer<Float>, right: UnsafeMutableBufferPointer<Float>) throws -> Int {
+        let frames = min(left.count, right.count, periodFrames)
+        guard frames > 0, !ended || pending > 0 else { return 0 }
+        let frameBytes = channelCount * encoding.bytesPerSample
+        let wanted = frames * frameBytes
+        let have = try fill(from: min(pending, wanted), to: wanted)
+        let leftOver = pending - min(pending, wanted)
         lastReadTime = MonotonicClock.now()
         let got = have / frameBytes
-        if ended, have % frameBytes != 0 {
+        if ended, leftOver == 0, have % frameBytes != 0, !partialFrameReported {
+            partialFrameReported = true
             warnings.append("\(name): ended part-way through a frame; the last \(have % frameBytes) bytes were ignored")
         }
-        guard got > 0 else { return 0 }
+        guard got > 0 else { pending = 0; return 0 }
         encoding.deinterleave(
             UnsafeRawBufferPointer(buffer), frames: got, channels: channelCount,
             leftChannel: channelPair.left - 1, rightChannel: channelPair.right - 1, left: left, right: right)
+        // Bytes the check read beyond this period move to the front for the next read.
+        let rest = have - got * frameBytes + leftOver
+        if rest > 0 {
+            (buffer.baseAddress! + 0).copyMemory(from: buffer.baseAddress! + got * frameBytes, byteCount: rest)
+        }
+        pending = rest
         framesCaptured += got
         return got
     }

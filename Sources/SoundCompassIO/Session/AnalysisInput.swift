@@ -1,18 +1,83 @@
 import SoundCompassEngine
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
-/// Where a whole recording comes from: a sound file, or samples in memory.
+/// How headerless PCM is laid out: it does not say itself.
+public struct RawPCMFormat: Sendable, Equatable {
+    /// The samples' encoding.
+    public var encoding: PCMEncoding
+    /// Sample rate, Hz.
+    public var sampleRate: Int
+    /// Channels per frame.
+    public var channelCount: Int
+
+    public init(encoding: PCMEncoding, sampleRate: Int = 48000, channelCount: Int = 2) {
+        self.encoding = encoding
+        self.sampleRate = sampleRate
+        self.channelCount = channelCount
+    }
+}
+
+/// Where a whole recording comes from: a sound file, raw PCM, or samples in memory.
 public enum AnalysisInput: Sendable {
-    /// A sound file libsndfile reads (WAV, FLAC, AIFF, Ogg, …), block by block.
+    /// A sound file libsndfile reads (WAV, FLAC, AIFF, Ogg, …), block by block; `-` is standard
+    /// input (a redirected file, or a pipe read front to back: a format that must seek fails
+    /// with ``SoundFileError/needsSeeking(path:format:)``).
     case file(path: String)
+    /// Headerless interleaved PCM (as `synth --file-format raw-f32le` writes) from a file, or
+    /// `-` for standard input.
+    case raw(path: String, format: RawPCMFormat)
+    /// A whole sound file's bytes in memory (standard input read to its end, say).
+    case encoded(bytes: [UInt8], name: String)
     /// Two channels in memory (a rendered scene, a test signal), at `sampleRate` Hz.
     case samples(left: [Float], right: [Float], sampleRate: Double, name: String)
 
-    /// The input's name for messages: the path, or the samples' name.
+    /// The input's name for messages: the path ("standard input" for `-`), or the given name.
     public var name: String {
         switch self {
-        case .file(let path): path
-        case .samples(_, _, _, let name): name
+        case .file(let path), .raw(let path, _): path == "-" ? "standard input" : path
+        case .encoded(_, let name), .samples(_, _, _, let name): name
         }
+    }
+
+    /// Standard input as an input that can be read more than once (as calibration does): a
+    /// redirected file as it is, a pipe read into memory (sound file bytes; raw PCM decoded).
+    /// - Parameters:
+    ///   - raw: the layout when standard input is raw PCM; `nil` for a sound file.
+    ///   - limit: the most bytes read into memory.
+    /// - Throws: ``SoundFileError`` naming "standard input": a terminal, a read error, or more
+    ///   than `limit` bytes.
+    public static func rereadableStandardInput(raw: RawPCMFormat? = nil, limit: Int = 1 << 30) throws(SoundFileError)
+        -> AnalysisInput
+    {
+        let name = "standard input"
+        if InputFile.regularFileSize(0) != nil { return raw.map { .raw(path: "-", format: $0) } ?? .file(path: "-") }
+        if isatty(0) != 0 {
+            throw .unreadable(path: name, reason: "it is a terminal; pipe a sound file into it or redirect one (< take.wav)")
+        }
+        let stream = ByteStream(descriptor: 0)
+        guard stream.readToEnd(limit: limit) else {
+            throw .unreadable(path: name, reason: "longer than \(limit >> 20) MiB; give the file name instead")
+        }
+        if let reason = stream.readError { throw .readFailed(path: name, reason: reason) }
+        let bytes = stream.allBytes ?? []
+        guard let raw else { return .encoded(bytes: bytes, name: name) }
+        let frameBytes = raw.channelCount * raw.encoding.bytesPerSample
+        let frames = bytes.count / frameBytes
+        var left = [Float](repeating: 0, count: frames), right = left
+        left.withUnsafeMutableBufferPointer { l in
+            right.withUnsafeMutableBufferPointer { r in
+                bytes.withUnsafeBytes { b in
+                    raw.encoding.deinterleave(
+                        b, frames: frames, channels: raw.channelCount, leftChannel: 0,
+                        rightChannel: min(1, raw.channelCount - 1), left: l, right: r)
+                }
+            }
+        }
+        return .samples(left: left, right: right, sampleRate: Double(raw.sampleRate), name: name)
     }
 
     /// Opens the input from its start.
@@ -26,6 +91,12 @@ public enum AnalysisInput: Sendable {
         switch self {
         case .file(let path):
             return try SoundFileReader(path: path, channels: channels, swap: swap)
+        case .raw(let path, let format):
+            return try RawPCMSource(
+                path: path, encoding: format.encoding, sampleRate: format.sampleRate, channelCount: format.channelCount,
+                channels: channels, swap: swap, periodFrames: 4096)
+        case .encoded(let bytes, let name):
+            return try SoundFileReader(bytes: bytes, name: name, channels: channels, swap: swap)
         case .samples(let left, let right, let sampleRate, let name):
             let pair = try SoundFileReader.channelPair(channels, swap: swap, of: 2, path: name)
             let swapped = pair.left == 2
@@ -38,7 +109,11 @@ public enum AnalysisInput: Sendable {
 /// Where a live stream comes from: raw PCM on a pipe or in a file, or an ALSA capture device.
 public enum CaptureInput: Sendable {
     /// Interleaved raw PCM from a file or FIFO, or `-` for standard input. `channelCount` is the
-    /// channels per frame; `nil` for 2, or the highest channel the selection names.
+    /// channels per frame; `nil` for 2. When the input starts with a sound file header (WAV,
+    /// AIFF, FLAC, Ogg, …) it is read as that file instead (a ``SoundFileCaptureSource``: its
+    /// rate and channels come from the header, and `encoding`, `channelCount` and the
+    /// `sampleRate` given to ``open(sampleRate:periodFrames:channels:swap:stopRequested:)`` are
+    /// not used).
     case rawPCM(path: String, encoding: PCMEncoding, channelCount: Int?)
     /// An ALSA capture device (any PCM name `arecord -D` takes). `encoding` `nil` tries
     /// ``PCMEncoding/preference`` in order; `channelCount` `nil` lets the device choose.
@@ -67,11 +142,10 @@ public enum CaptureInput: Sendable {
     ) throws -> any CaptureSource {
         switch self {
         case .rawPCM(let path, let encoding, let channelCount):
-            let count = channelCount ?? max(2, channels?.left ?? 0, channels?.right ?? 0)
-            let source = try RawPCMSource(
-                path: path, encoding: encoding, sampleRate: sampleRate, channelCount: count, channels: channels,
-                swap: swap, periodFrames: periodFrames)
-            source.stopRequested = stopRequested
+            let source = try SoundFileCaptureSource.open(
+                path: path, raw: RawPCMFormat(encoding: encoding, sampleRate: sampleRate, channelCount: channelCount ?? 2),
+                channels: channels, swap: swap, periodFrames: periodFrames)
+            (source as? RawPCMSource)?.stopRequested = stopRequested
             return source
         case .device(let name, let encoding, let channelCount, let injectedFaults):
             let settings = ALSACaptureSettings(

@@ -48,7 +48,7 @@ public final class AnalysisSession {
         input: AnalysisInput, channels: (left: Int, right: Int)? = nil, swap: Bool = false,
         settings: AnalysisSettings, imu: IMUInput? = nil, warning: (String) -> Void = { _ in }
     ) throws {
-        let source = try input.open(channels: channels, swap: swap)
+        let source = try Self.excerpt(of: try input.open(channels: channels, swap: swap), settings: settings)
         try self.init(
             source: source, input: input, channels: channels, swap: swap, settings: settings, imu: imu,
             warning: warning)
@@ -101,6 +101,27 @@ public final class AnalysisSession {
         }
         configuration = config
         analyzer = try StreamingAnalyzer(configuration: config, orientation: log?.timeline ?? follower?.timeline)
+        analyzer.timeOrigin = settings.startSeconds
+    }
+
+    /// `source`, or the part of it ``AnalysisSettings/startSeconds`` and
+    /// ``AnalysisSettings/endSeconds`` name.
+    private static func excerpt(of source: any StereoSource, settings: AnalysisSettings) throws -> any StereoSource {
+        guard settings.startSeconds > 0 || settings.endSeconds != nil else { return source }
+        return try ExcerptSource(source, startSeconds: settings.startSeconds, endSeconds: settings.endSeconds)
+    }
+
+    /// Samples analysed before the share of NaN/Inf ones is judged, seconds.
+    static let nonFiniteGraceSeconds = 0.5
+
+    /// Throws when more than 1 % of the samples so far (after the first half second) were NaN/Inf.
+    private func checkNonFinite() throws {
+        let count = analyzer.nonFiniteSampleCount
+        guard count > 0 else { return }
+        let frames = analyzer.samplesProcessed
+        guard Double(frames) >= Self.nonFiniteGraceSeconds * source.sampleRate, count * 100 > 2 * frames else { return }
+        throw SoundFileError.mostlyNonFinite(
+            path: source.name, count: count, total: 2 * frames, seconds: Double(frames) / source.sampleRate)
     }
 
     // MARK: - Outputs
@@ -178,6 +199,7 @@ public final class AnalysisSession {
     public func run(writer: RecordWriter? = nil, trace: TraceSession? = nil, progress: ((Int) -> Void)? = nil) throws {
         try writer?.writeHeader()
         try analyzer.analyze(source, progress: progress) { record in
+            try checkNonFinite()
             try writer?.write(record)
             trace?.add(record)
         }
@@ -255,7 +277,8 @@ public final class AnalysisSession {
     ///   cannot support the fit, or what the source throws.
     public func calibrate(truth: TruthTrack, parameters: [CalibrationParameter]) throws -> Calibration {
         guard let input else { preconditionFailure("calibrate needs a session opened from an AnalysisInput") }
-        let measurement = try Calibrator.measure(source, configuration: configuration, truth: truth)
+        let measurement = try Calibrator.measure(
+            source, configuration: configuration, truth: truth, timeOrigin: settings.startSeconds)
         guard measurement.activeFrames > 0 else {
             throw AnalysisSessionError.calibrationRefused(
                 source: source.name, reason: .noActiveFrames(frames: measurement.frames))
@@ -271,7 +294,8 @@ public final class AnalysisSession {
         var corrected = configuration
         corrected.array = fitted.array
         let after = try Calibrator.errors(
-            try input.open(channels: channels, swap: swap), configuration: corrected, truth: truth)
+            try Self.excerpt(of: try input.open(channels: channels, swap: swap), settings: settings),
+            configuration: corrected, truth: truth, timeOrigin: settings.startSeconds)
         let profile = ArrayProfile(
             model: fitted.array, sampleRate: configuration.sampleRate, fitted: parameters, recording: input.name,
             medianErrorBeforeDegrees: measurement.before.median, medianErrorAfterDegrees: after.median)

@@ -38,6 +38,12 @@ public struct AnalysisSettings: Sendable {
     /// How quickly the tracked azimuth follows.
     public var response: TrackerResponse
 
+    /// Where the analysis starts in the input, seconds (the input's own clock: records keep
+    /// their time in the input). 0: its start.
+    public var startSeconds: Double = 0
+    /// Where the analysis ends in the input, seconds; `nil`: its end.
+    public var endSeconds: Double?
+
     public init(
         array: ArrayModel = ArrayModel(), profilePath: String? = nil, frameLength: Length? = nil,
         hopLength: Length? = nil, silenceGateDBFS: Double = -70, bands: [BandSpec] = BandSpec.defaults,

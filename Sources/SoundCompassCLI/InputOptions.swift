@@ -1,0 +1,114 @@
+import ArgumentParser
+import SoundCompass
+import TestSignals
+
+extension PCMEncoding: ExpressibleByArgument {
+    /// `f32le`, `s16le`, … or the ALSA names `FLOAT_LE`, `S16_LE`, … (any case).
+    public init?(argument: String) { self.init(name: argument) }
+}
+
+/// A time in a file: seconds ("90", "12.5") or minutes and seconds ("1:30", "1:02:03.5").
+struct TimeOffset: ExpressibleByArgument, CustomStringConvertible {
+    var seconds: Double
+
+    init?(argument: String) {
+        let parts = argument.split(separator: ":", omittingEmptySubsequences: false)
+        guard (1...3).contains(parts.count) else { return nil }
+        var total = 0.0
+        for (i, part) in parts.enumerated() {
+            guard let v = Double(part), v.isFinite, v >= 0, i == parts.count - 1 || v == v.rounded() else { return nil }
+            if i > 0 && v >= 60 { return nil }
+            total = total * 60 + v
+        }
+        seconds = total
+    }
+
+    var description: String { formatTrimmed(seconds, 3) }
+}
+
+/// What the input is and which part of it to analyse: `-` for standard input, raw PCM, and
+/// `--start`/`--end`. Shared by analyze, trace and calibrate.
+struct InputOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "Read FILE (or standard input) as headerless interleaved PCM in this encoding: f32le, s32le, s24le, s24_3le or s16le (ALSA names FLOAT_LE, S16_LE, … also), as 'synth --file-format raw-…' writes.",
+        valueName: "encoding"))
+    var rawFormat: PCMEncoding?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Sample rate of raw PCM, Hz (default 48000).", valueName: "Hz"))
+    var rate: Int?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Channels per frame of raw PCM (default 2).", valueName: "n"))
+    var rawChannels: Int?
+
+    @Option(help: ArgumentHelp("Analyse from this time in the file: seconds, or M:SS (records keep the file's time).", valueName: "time"))
+    var start: TimeOffset?
+
+    @Option(help: ArgumentHelp("Analyse up to this time in the file: seconds, or M:SS.", valueName: "time"))
+    var end: TimeOffset?
+
+    func validate() throws {
+        if let rate, !(8000...768_000).contains(rate) { throw ValidationError("--rate must be 8000…768000 Hz, got \(rate)") }
+        if let rawChannels, !(1...1024).contains(rawChannels) {
+            throw ValidationError("--raw-channels must be 1…1024, got \(rawChannels)")
+        }
+        if rawFormat == nil {
+            if rate != nil { throw ValidationError("--rate applies to raw PCM only: give --raw-format too (a sound file's header says its rate)") }
+            if rawChannels != nil { throw ValidationError("--raw-channels applies to raw PCM only: give --raw-format too") }
+        }
+        if let start, let end, end.seconds <= start.seconds {
+            throw ValidationError("--end (\(end) s) must be after --start (\(start) s)")
+        }
+        if let end, end.seconds <= 0 { throw ValidationError("--end must be after the start of the file, got \(end)") }
+    }
+
+    /// The raw layout, with `--raw-format`.
+    var rawLayout: RawPCMFormat? {
+        rawFormat.map { RawPCMFormat(encoding: $0, sampleRate: rate ?? 48000, channelCount: rawChannels ?? 2) }
+    }
+
+    /// Opens `file` (`-`: standard input; nil: the built-in demo scene) and assembles its
+    /// analysis; warnings found on the way go to stderr.
+    /// - Parameter rereadable: the input must be readable twice (calibrate): a pipe is read into memory.
+    func openSession(
+        _ file: String?, analysis: AnalysisOptions, imu: IMUInput? = nil, rereadable: Bool = false
+    ) throws -> AnalysisSession {
+        guard let file else {
+            if start != nil || end != nil || rawFormat != nil {
+                throw CLIFailure("--start, --end and --raw-format need a FILE (or - for standard input)", status: .usage)
+            }
+            return try analysis.openSession(nil, imu: imu)
+        }
+        var settings = analysis.settings
+        settings.startSeconds = start?.seconds ?? 0
+        settings.endSeconds = end?.seconds
+        return try Self.explainingRawErrors {
+            let input: AnalysisInput
+            if file == "-" && rereadable {
+                input = try AnalysisInput.rereadableStandardInput(raw: rawLayout)
+            } else if let rawLayout {
+                input = .raw(path: file, format: rawLayout)
+            } else {
+                input = .file(path: file)
+            }
+            return try AnalysisSession(
+                input: input, channels: try analysis.channelPair(for: input.name), swap: analysis.swap,
+                settings: settings, imu: imu, warning: Diagnostics.warning)
+        }
+    }
+
+    /// Runs `body`, adding to a raw input's errors the option that fixes them.
+    static func explainingRawErrors<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as SoundFileError {
+            switch error {
+            case .rawChannelOutOfRange:
+                throw CLIFailure("\(error.description); give --raw-channels if the stream has more", status: .dataError)
+            case .implausibleSamples(_, _, _, _, let likely?):
+                throw CLIFailure("\(error.description): give --raw-format \(likely.rawValue)", status: .dataError)
+            default:
+                throw error
+            }
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import SoundCompassEngine
+
+/// The part of a source between two times: skips to the start (seeking in a file, reading and
+/// discarding from a pipe) on the first read, and ends at the end.
+final class ExcerptSource: StereoSource {
+    let base: any StereoSource
+    /// First frame delivered, in the base source's frames.
+    let startFrame: Int
+    /// Frame after the last one delivered; `nil`: the base source's end.
+    let endFrame: Int?
+    private var position = 0
+    private var started = false
+
+    var sampleRate: Double { base.sampleRate }
+    var name: String { base.name }
+    var warnings: [String] { base.warnings }
+    var expectedFrameCount: Int? {
+        guard let total = base.expectedFrameCount.map({ min($0, endFrame ?? $0) }) ?? endFrame else { return nil }
+        return max(0, total - startFrame)
+    }
+
+    /// - Throws: ``SoundFileError/startBeyondEnd(path:start:length:)`` when the base source's
+    ///   length is known and the start is not before it.
+    init(_ base: any StereoSource, startSeconds: Double, endSeconds: Double?) throws(SoundFileError) {
+        self.base = base
+        startFrame = Int((startSeconds * base.sampleRate).rounded())
+        endFrame = endSeconds.map { Int(($0 * base.sampleRate).rounded()) }
+        if let total = base.expectedFrameCount, startFrame >= total {
+            throw .startBeyondEnd(path: base.name, start: startSeconds, length: Double(total) / base.sampleRate)
+        }
+    }
+
+    func read(left: UnsafeMutableBufferPointer<Float>, right: UnsafeMutableBufferPointer<Float>) throws -> Int {
+        if !started {
+            started = true
+            position = try skip(startFrame)
+            if position < startFrame {
+                throw SoundFileError.startBeyondEnd(
+                    path: name, start: Double(startFrame) / sampleRate, length: Double(position) / sampleRate)
+            }
+        }
+        var frames = min(left.count, right.count)
+        if let endFrame { frames = min(frames, endFrame - position) }
+        guard frames > 0 else { return 0 }
+        let n = try base.read(
+            left: UnsafeMutableBufferPointer(rebasing: left[0..<frames]),
+            right: UnsafeMutableBufferPointer(rebasing: right[0..<frames]))
+        position += n
+        return n
+    }
+
+    private func skip(_ frames: Int) throws -> Int {
+        guard frames > 0 else { return 0 }
+        if let reader = base as? SoundFileReader { return try reader.skip(frames: frames) }
+        let block = 4096
+        let left = UnsafeMutableBufferPointer<Float>.allocate(capacity: block)
+        let right = UnsafeMutableBufferPointer<Float>.allocate(capacity: block)
+        defer { left.deallocate(); right.deallocate() }
+        var skipped = 0
+        while skipped < frames {
+            let n = try base.read(
+                left: UnsafeMutableBufferPointer(rebasing: left[0..<min(block, frames - skipped)]),
+                right: UnsafeMutableBufferPointer(rebasing: right[0..<min(block, frames - skipped)]))
+            if n == 0 { break }
+            skipped += n
+        }
+        return skipped
+    }
+}
