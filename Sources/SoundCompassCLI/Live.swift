@@ -81,6 +81,7 @@ extension SoundCompassCommand {
                 throw ValidationError("--raw-channels must be 1…1024, got \(rawChannels)")
             }
             if input == nil && rawChannels != nil { throw ValidationError("--raw-channels applies to --input only") }
+            if input == nil && rawFormat != nil { throw ValidationError("--raw-format applies to --input only (a device's format is --sample-format)") }
         }
 
         func run() throws {

@@ -202,8 +202,11 @@ extension SoundCompassCommand {
         static func defaultTruthPath(for output: String) -> String { defaultPath(for: output, suffix: ".truth.csv") }
 
         /// OUTPUT without its extension, plus `suffix`.
+        /// Relative when OUTPUT is: "test.wav" gives "test.truth.csv", not an absolute path.
         static func defaultPath(for output: String, suffix: String) -> String {
-            URL(fileURLWithPath: output).deletingPathExtension().path + suffix
+            let nameStart = output.lastIndex(of: "/").map { output.index(after: $0) } ?? output.startIndex
+            guard let dot = output[nameStart...].lastIndex(of: "."), dot != nameStart else { return output + suffix }
+            return String(output[..<dot]) + suffix
         }
     }
 }
