@@ -44,6 +44,9 @@ public struct RecordFields: Sendable, Equatable {
     public struct ParseError: Error, Equatable, CustomStringConvertible {
         /// The names that are not fields, as given.
         public var unknown: [String]
+
+        public init(unknown: [String]) { self.unknown = unknown }
+
         public var description: String {
             let names = unknown.map { "'\($0)'" }.joined(separator: ", ")
             return "unknown field\(unknown.count == 1 ? "" : "s") \(names) (fields: "
