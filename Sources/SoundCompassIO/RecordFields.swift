@@ -16,7 +16,30 @@ public enum RecordField: String, Sendable, CaseIterable {
     /// columns in CSV.
     case bands
 
-    fileprivate var bit: UInt32 { 1 << UInt32(Self.allCases.firstIndex(of: self)!) }
+    /// The field's bit in a ``RecordFields`` mask: its place in the documented order. (A switch,
+    /// not `allCases`, which would build an array on every call.)
+    fileprivate var bit: UInt32 {
+        let index: UInt32 = switch self {
+        case .time: 0
+        case .azimuth: 1
+        case .rawAzimuth: 2
+        case .lateral: 3
+        case .confidence: 4
+        case .ildDecibels: 5
+        case .itdMicroseconds: 6
+        case .levelDBFS: 7
+        case .active: 8
+        case .hemisphere: 9
+        case .yaw: 10
+        case .worldAzimuth: 11
+        case .itdConfidence: 12
+        case .ildConfidence: 13
+        case .dominantHz: 14
+        case .noiseFloorDBFS: 15
+        case .bands: 16
+        }
+        return 1 << index
+    }
 }
 
 /// A set of ``RecordField``s to write (`--fields`). Records always carry their fields in the

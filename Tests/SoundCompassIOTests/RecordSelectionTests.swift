@@ -102,3 +102,15 @@ struct RecordSelectionTests {
         #expect(RecordSelection().passesEverything && !RecordSelection(minimumConfidence: 0.1).passesEverything)
     }
 }
+
+extension RecordSelectionTests {
+    @Test("RecordFields holds exactly the fields it was made of (each field its own bit)")
+    func fieldBits() {
+        for field in RecordField.allCases {
+            let one = RecordFields([field])
+            #expect(RecordField.allCases.filter { one.contains($0) } == [field])
+        }
+        #expect(RecordField.allCases.allSatisfy { RecordFields.all.contains($0) })
+        #expect(RecordFields([]).isEmpty)
+    }
+}
