@@ -127,7 +127,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SoundCompassAllocationTests",
-            dependencies: ["SoundCompassEngine", "TestSignals", "CMallocCounter"]
+            dependencies: ["SoundCompassEngine", "SoundCompassIO", "TestSignals", "CMallocCounter"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -42,17 +42,20 @@ extension SoundCompassCommand {
                     throw CLIFailure("\(out): --output names the IMU log; refusing to overwrite it", status: .usage)
                 }
                 try trace.checkOutputs(inputs: [file, imu.imu, output.output])
-                let traced = try trace.makeTrace(for: session)
+                // On a terminal, text records end with the summary of the active segments.
+                let endSummary = !quiet && output.recordsGoToTerminal && output.resolvedFormat == .text
+                let traced = try trace.makeTrace(for: session, always: endSummary)
                 let writer = try output.makeWriter(for: session, input: file)
                 if file == nil && !quiet {
                     Diagnostics.note(
                         "no FILE given: analysing the built-in demo scene (15 cm pair; speech at −50°, noise at +35°, a source moving −70° → +70°)")
                 }
                 if !quiet && Diagnostics.isTerminal { Diagnostics.describe(session) }
-                try Diagnostics.withProgress(of: session.source, enabled: !quiet) { progress in
+                // No progress bar between records on the terminal.
+                try Diagnostics.withProgress(of: session.source, enabled: !quiet && !output.recordsGoToTerminal) { progress in
                     try session.run(writer: writer, trace: traced, progress: progress)
                 }
-                if let traced { try trace.finish(traced, of: session, plot: trace.plot, table: !quiet && trace.summary) }
+                if let traced { try trace.finish(traced, of: session, plot: trace.plot, table: !quiet && (trace.summary || endSummary)) }
                 for warning in session.finalWarnings() { Diagnostics.warning(warning) }
                 if session.analyzer.framesAnalyzed == 0 {
                     Diagnostics.warning(

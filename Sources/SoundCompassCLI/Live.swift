@@ -184,6 +184,7 @@ extension SoundCompassCommand {
                 })
             try compass?.draw(status: status())
             compass?.finish()
+            try writer?.finish()
             for warning in session.finalWarnings() { Diagnostics.warning(warning) }
             if !quiet { Diagnostics.note(Self.describe(summary)) }
         }

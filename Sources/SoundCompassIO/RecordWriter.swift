@@ -18,15 +18,29 @@ public enum RecordFormat: String, Sendable, CaseIterable {
 /// Writes analysis records to a ``LineSink`` in one format, one line per record, each line
 /// flushed. The writer reuses one byte buffer, so writing a record does not allocate once the
 /// buffer has grown to a line's size.
+///
+/// A ``RecordSelection`` thins the records written; ``fields`` picks the fields of JSONL and
+/// CSV records; text lines fit ``columns`` (see ``TextView``).
 public final class RecordWriter {
     /// The format written.
     public let format: RecordFormat
+    /// The fields JSONL and CSV records carry (text ignores it).
+    public let fields: RecordFields
+    /// Width of a text line, columns: no line is wider.
+    public let columns: Int
+    /// What a text line shows.
+    public let view: TextView
+    /// Which records are written (`nil`: all).
+    public let selection: RecordSelection?
     private let sink: LineSink
-    private let bandNames: [String]
-    private let orientation: Bool
-    private var line: [UInt8] = []
-    private var digits: [UInt8] = []
+    let bandNames: [String]
+    let orientation: Bool
+    var line: [UInt8] = []
+    var digits: [UInt8] = []
+    /// Band labels of the bands view (names, or their initials when the names do not fit).
+    var bandLabels: [[UInt8]] = []
     private var wroteHeader = false
+    private var firstField = true
 
     /// - Parameters:
     ///   - format: output format.
@@ -34,26 +48,40 @@ public final class RecordWriter {
     ///   - bandNames: names of the bands every record carries, in order (CSV columns).
     ///   - orientation: write `yaw` and `world_azimuth` (when an IMU is given): `null` in JSON,
     ///     an empty cell in CSV where a record has none.
-    public init(format: RecordFormat, sink: LineSink, bandNames: [String] = [], orientation: Bool = false) {
+    ///   - fields: the fields of JSONL and CSV records, in their documented order whatever the
+    ///     set's (`nil`: every field; `yaw` and `world_azimuth` only with `orientation`). A set
+    ///     naming `yaw` or `world_azimuth` writes them even without `orientation`, as `null`.
+    ///   - columns: width of a text line, columns (a terminal's width; at least 20 is useful).
+    ///     No text line is wider, whatever the record.
+    ///   - view: what a text line shows.
+    ///   - selection: which records are written (`nil`: every record). Call ``finish()`` after
+    ///     the last record to write the one an interval selection still holds.
+    public init(
+        format: RecordFormat, sink: LineSink, bandNames: [String] = [], orientation: Bool = false,
+        fields: RecordFields? = nil, columns: Int = 80, view: TextView = .bearing, selection: RecordSelection? = nil
+    ) {
         self.format = format
         self.orientation = orientation
         self.sink = sink
         self.bandNames = bandNames
+        self.fields = fields ?? RecordFields(RecordField.allCases.filter { orientation || ($0 != .yaw && $0 != .worldAzimuth) })
+        self.columns = max(1, columns)
+        self.view = view
+        self.selection = selection.flatMap { $0.passesEverything ? nil : $0 }
         line.reserveCapacity(512)
         digits.reserveCapacity(32)
+        bandLabels = Self.bandLabels(bandNames, columns: self.columns)
     }
 
     /// The CSV header row (without the newline).
     public var csvHeader: String {
-        var columns = [
-            "time", "azimuth", "raw_azimuth", "lateral", "confidence", "ild_db", "itd_us", "level_dbfs", "active", "hemisphere",
-            "itd_confidence", "ild_confidence", "dominant_hz", "noise_floor_dbfs",
-        ]
-        if orientation { columns.insert(contentsOf: ["yaw", "world_azimuth"], at: columns.firstIndex(of: "hemisphere")! + 1) }
-        for name in bandNames {
-            columns += ["\(name)_azimuth", "\(name)_confidence", "\(name)_level_dbfs"]
+        var columns = RecordField.allCases.filter { $0 != .bands && fields.contains($0) }.map(\.rawValue)
+        if fields.contains(.bands) {
+            for name in bandNames {
+                columns += ["\(name)_azimuth", "\(name)_confidence", "\(name)_level_dbfs"]
+            }
+            if !bandNames.isEmpty { columns.append("loudest_band") }
         }
-        if !bandNames.isEmpty { columns.append("loudest_band") }
         return columns.joined(separator: ",")
     }
 
@@ -64,8 +92,22 @@ public final class RecordWriter {
         if format == .csv { try sink.write(Array((csvHeader + "\n").utf8)) }
     }
 
-    /// Writes one record as one line.
+    /// Writes one record as one line, if the ``selection`` takes it.
     public func write(_ record: AnalysisRecord) throws(LineSink.Failure) {
+        if let selection {
+            try selection.offer(record) { (chosen) throws(LineSink.Failure) in try writeLine(chosen) }
+        } else {
+            try writeLine(record)
+        }
+    }
+
+    /// Ends the records: writes the record an interval ``selection`` still holds (the last
+    /// interval's). Writing nothing else afterwards keeps the one-per-interval promise.
+    public func finish() throws(LineSink.Failure) {
+        try selection?.finish { (chosen) throws(LineSink.Failure) in try writeLine(chosen) }
+    }
+
+    private func writeLine(_ record: AnalysisRecord) throws(LineSink.Failure) {
         if !wroteHeader { try writeHeader() }
         line.removeAll(keepingCapacity: true)
         switch format {
@@ -79,42 +121,54 @@ public final class RecordWriter {
 
     // MARK: - Formats
 
-    private func appendStatic(_ text: StaticString) {
+    func appendStatic(_ text: StaticString) {
         line.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
+    /// Starts a field of a JSON or CSV record when ``fields`` holds it: the separator before
+    /// every field but the first, then `key` (JSON; empty for CSV).
+    private func field(_ field: RecordField, _ key: StaticString, separator: UInt8) -> Bool {
+        guard fields.contains(field) else { return false }
+        if !firstField { line.append(separator) }
+        firstField = false
+        appendStatic(key)
+        return true
+    }
+
     private func appendJSON(_ r: AnalysisRecord) {
-        func key(_ name: StaticString) { appendStatic(name) }
-        key("{\"time\":"); NumberFormatting.appendFixed(r.time, decimals: 6, to: &line)
-        key(",\"azimuth\":"); NumberFormatting.appendFixed(r.azimuth, decimals: 2, to: &line)
-        key(",\"raw_azimuth\":"); NumberFormatting.appendFixed(r.rawAzimuth, decimals: 2, to: &line)
-        key(",\"lateral\":"); NumberFormatting.appendFixed(r.lateral, decimals: 4, to: &line)
-        key(",\"confidence\":"); NumberFormatting.appendFixed(r.confidence, decimals: 3, to: &line)
-        key(",\"ild_db\":"); NumberFormatting.appendFixed(r.ildDecibels, decimals: 2, to: &line)
-        key(",\"itd_us\":"); NumberFormatting.appendFixed(r.itdMicroseconds, decimals: 1, to: &line)
-        key(",\"level_dbfs\":"); NumberFormatting.appendFixed(r.levelDBFS, decimals: 1, to: &line)
-        key(r.active ? ",\"active\":true" : ",\"active\":false")
-        key(",\"hemisphere\":"); NumberFormatting.appendJSONString(r.hemisphere.rawValue, to: &line)
-        if orientation {
-            key(",\"yaw\":"); appendOptional(r.yaw, null: "null")
-            key(",\"world_azimuth\":"); appendOptional(r.worldAzimuth, null: "null")
+        let c = UInt8(ascii: ",")
+        firstField = true
+        appendStatic("{")
+        if field(.time, "\"time\":", separator: c) { NumberFormatting.appendFixed(r.time, decimals: 6, to: &line) }
+        if field(.azimuth, "\"azimuth\":", separator: c) { NumberFormatting.appendFixed(r.azimuth, decimals: 2, to: &line) }
+        if field(.rawAzimuth, "\"raw_azimuth\":", separator: c) { NumberFormatting.appendFixed(r.rawAzimuth, decimals: 2, to: &line) }
+        if field(.lateral, "\"lateral\":", separator: c) { NumberFormatting.appendFixed(r.lateral, decimals: 4, to: &line) }
+        if field(.confidence, "\"confidence\":", separator: c) { NumberFormatting.appendFixed(r.confidence, decimals: 3, to: &line) }
+        if field(.ildDecibels, "\"ild_db\":", separator: c) { NumberFormatting.appendFixed(r.ildDecibels, decimals: 2, to: &line) }
+        if field(.itdMicroseconds, "\"itd_us\":", separator: c) { NumberFormatting.appendFixed(r.itdMicroseconds, decimals: 1, to: &line) }
+        if field(.levelDBFS, "\"level_dbfs\":", separator: c) { NumberFormatting.appendFixed(r.levelDBFS, decimals: 1, to: &line) }
+        if field(.active, "\"active\":", separator: c) { appendStatic(r.active ? "true" : "false") }
+        if field(.hemisphere, "\"hemisphere\":", separator: c) { NumberFormatting.appendJSONString(r.hemisphere.rawValue, to: &line) }
+        if field(.yaw, "\"yaw\":", separator: c) { appendOptional(r.yaw, null: "null") }
+        if field(.worldAzimuth, "\"world_azimuth\":", separator: c) { appendOptional(r.worldAzimuth, null: "null") }
+        if field(.itdConfidence, "\"itd_confidence\":", separator: c) { NumberFormatting.appendFixed(r.itdConfidence, decimals: 3, to: &line) }
+        if field(.ildConfidence, "\"ild_confidence\":", separator: c) { NumberFormatting.appendFixed(r.ildConfidence, decimals: 3, to: &line) }
+        if field(.dominantHz, "\"dominant_hz\":", separator: c) { NumberFormatting.appendFixed(r.dominantHz, decimals: 1, to: &line) }
+        if field(.noiseFloorDBFS, "\"noise_floor_dbfs\":", separator: c) { NumberFormatting.appendFixed(r.noiseFloorDBFS, decimals: 1, to: &line) }
+        if field(.bands, "\"bands\":[", separator: c) {
+            for (i, band) in r.bands.enumerated() {
+                if i > 0 { appendStatic(",") }
+                appendStatic("{\"name\":"); NumberFormatting.appendJSONString(band.name, to: &line)
+                appendStatic(",\"low_hz\":"); NumberFormatting.appendFixed(band.lowHz, decimals: 1, to: &line)
+                appendStatic(",\"high_hz\":"); NumberFormatting.appendFixed(band.highHz, decimals: 1, to: &line)
+                appendStatic(",\"azimuth\":"); NumberFormatting.appendFixed(band.azimuth, decimals: 2, to: &line)
+                appendStatic(",\"confidence\":"); NumberFormatting.appendFixed(band.confidence, decimals: 3, to: &line)
+                appendStatic(",\"level_dbfs\":"); NumberFormatting.appendFixed(band.levelDBFS, decimals: 1, to: &line)
+                appendStatic(band.loudest ? ",\"loudest\":true}" : ",\"loudest\":false}")
+            }
+            appendStatic("]")
         }
-        key(",\"itd_confidence\":"); NumberFormatting.appendFixed(r.itdConfidence, decimals: 3, to: &line)
-        key(",\"ild_confidence\":"); NumberFormatting.appendFixed(r.ildConfidence, decimals: 3, to: &line)
-        key(",\"dominant_hz\":"); NumberFormatting.appendFixed(r.dominantHz, decimals: 1, to: &line)
-        key(",\"noise_floor_dbfs\":"); NumberFormatting.appendFixed(r.noiseFloorDBFS, decimals: 1, to: &line)
-        key(",\"bands\":[")
-        for (i, band) in r.bands.enumerated() {
-            if i > 0 { key(",") }
-            key("{\"name\":"); NumberFormatting.appendJSONString(band.name, to: &line)
-            key(",\"low_hz\":"); NumberFormatting.appendFixed(band.lowHz, decimals: 1, to: &line)
-            key(",\"high_hz\":"); NumberFormatting.appendFixed(band.highHz, decimals: 1, to: &line)
-            key(",\"azimuth\":"); NumberFormatting.appendFixed(band.azimuth, decimals: 2, to: &line)
-            key(",\"confidence\":"); NumberFormatting.appendFixed(band.confidence, decimals: 3, to: &line)
-            key(",\"level_dbfs\":"); NumberFormatting.appendFixed(band.levelDBFS, decimals: 1, to: &line)
-            key(band.loudest ? ",\"loudest\":true}" : ",\"loudest\":false}")
-        }
-        key("]}")
+        appendStatic("}")
     }
 
     /// A bearing in degrees with two decimals, or `null` when there is none.
@@ -124,26 +178,27 @@ public final class RecordWriter {
 
     private func appendCSV(_ r: AnalysisRecord) {
         let comma = UInt8(ascii: ",")
-        NumberFormatting.appendFixed(r.time, decimals: 6, to: &line); line.append(comma)
-        NumberFormatting.appendFixed(r.azimuth, decimals: 2, to: &line); line.append(comma)
-        NumberFormatting.appendFixed(r.rawAzimuth, decimals: 2, to: &line); line.append(comma)
-        NumberFormatting.appendFixed(r.lateral, decimals: 4, to: &line); line.append(comma)
-        NumberFormatting.appendFixed(r.confidence, decimals: 3, to: &line); line.append(comma)
-        NumberFormatting.appendFixed(r.ildDecibels, decimals: 2, to: &line); line.append(comma)
-        NumberFormatting.appendFixed(r.itdMicroseconds, decimals: 1, to: &line); line.append(comma)
-        NumberFormatting.appendFixed(r.levelDBFS, decimals: 1, to: &line); line.append(comma)
-        appendStatic(r.active ? "true" : "false"); line.append(comma)
-        line.append(contentsOf: r.hemisphere.rawValue.utf8); line.append(comma)
-        if orientation {
-            appendOptional(r.yaw, null: ""); line.append(comma)
-            appendOptional(r.worldAzimuth, null: ""); line.append(comma)
-        }
-        NumberFormatting.appendFixed(r.itdConfidence, decimals: 3, to: &line); line.append(comma)
-        NumberFormatting.appendFixed(r.ildConfidence, decimals: 3, to: &line); line.append(comma)
-        NumberFormatting.appendFixed(r.dominantHz, decimals: 1, to: &line); line.append(comma)
-        NumberFormatting.appendFixed(r.noiseFloorDBFS, decimals: 1, to: &line)
+        firstField = true
+        if field(.time, "", separator: comma) { NumberFormatting.appendFixed(r.time, decimals: 6, to: &line) }
+        if field(.azimuth, "", separator: comma) { NumberFormatting.appendFixed(r.azimuth, decimals: 2, to: &line) }
+        if field(.rawAzimuth, "", separator: comma) { NumberFormatting.appendFixed(r.rawAzimuth, decimals: 2, to: &line) }
+        if field(.lateral, "", separator: comma) { NumberFormatting.appendFixed(r.lateral, decimals: 4, to: &line) }
+        if field(.confidence, "", separator: comma) { NumberFormatting.appendFixed(r.confidence, decimals: 3, to: &line) }
+        if field(.ildDecibels, "", separator: comma) { NumberFormatting.appendFixed(r.ildDecibels, decimals: 2, to: &line) }
+        if field(.itdMicroseconds, "", separator: comma) { NumberFormatting.appendFixed(r.itdMicroseconds, decimals: 1, to: &line) }
+        if field(.levelDBFS, "", separator: comma) { NumberFormatting.appendFixed(r.levelDBFS, decimals: 1, to: &line) }
+        if field(.active, "", separator: comma) { appendStatic(r.active ? "true" : "false") }
+        if field(.hemisphere, "", separator: comma) { line.append(contentsOf: r.hemisphere.rawValue.utf8) }
+        if field(.yaw, "", separator: comma) { appendOptional(r.yaw, null: "") }
+        if field(.worldAzimuth, "", separator: comma) { appendOptional(r.worldAzimuth, null: "") }
+        if field(.itdConfidence, "", separator: comma) { NumberFormatting.appendFixed(r.itdConfidence, decimals: 3, to: &line) }
+        if field(.ildConfidence, "", separator: comma) { NumberFormatting.appendFixed(r.ildConfidence, decimals: 3, to: &line) }
+        if field(.dominantHz, "", separator: comma) { NumberFormatting.appendFixed(r.dominantHz, decimals: 1, to: &line) }
+        if field(.noiseFloorDBFS, "", separator: comma) { NumberFormatting.appendFixed(r.noiseFloorDBFS, decimals: 1, to: &line) }
+        guard fields.contains(.bands), !bandNames.isEmpty else { return }
         for name in bandNames {
-            line.append(comma)
+            if !firstField { line.append(comma) }
+            firstField = false
             if let band = r.bands.first(where: { $0.name == name }) {
                 NumberFormatting.appendFixed(band.azimuth, decimals: 2, to: &line); line.append(comma)
                 NumberFormatting.appendFixed(band.confidence, decimals: 3, to: &line); line.append(comma)
@@ -152,49 +207,8 @@ public final class RecordWriter {
                 appendStatic("0,0,-160.0")
             }
         }
-        if !bandNames.isEmpty {
-            line.append(comma)
-            if let band = r.bands.first(where: \.loudest) { line.append(contentsOf: band.name.utf8) }
-        }
+        line.append(comma)
+        if let band = r.bands.first(where: \.loudest) { line.append(contentsOf: band.name.utf8) }
     }
 
-    private func appendText(_ r: AnalysisRecord) {
-        let space = UInt8(ascii: " ")
-        /// Appends `text` and pads it with spaces to `width` columns.
-        func padded(_ text: String, _ width: Int) {
-            let columns = text.unicodeScalars.count
-            line.append(contentsOf: text.utf8)
-            if columns < width { line.append(contentsOf: repeatElement(space, count: width - columns)) }
-        }
-        /// Appends a number right-aligned in `width` columns.
-        func number(_ value: Double, _ decimals: Int, width: Int, sign: Bool = false) {
-            digits.removeAll(keepingCapacity: true)
-            if sign && value >= 0 && (value * pow(10, Double(decimals))).rounded() != 0 { digits.append(UInt8(ascii: "+")) }
-            NumberFormatting.appendFixed(value, decimals: decimals, to: &digits)
-            if digits.count < width { line.append(contentsOf: repeatElement(space, count: width - digits.count)) }
-            line.append(contentsOf: digits)
-        }
-        number(r.time, 3, width: 8); appendStatic(" s  ")
-        number(r.azimuth, 1, width: 6, sign: true); appendStatic("°  ")
-        padded(r.confidence > 0 ? DirectionLabel(lateral: r.lateral, hemisphere: r.hemisphere).rawValue : "-", 10)
-        appendStatic("  conf "); number(r.confidence, 2, width: 4)
-        appendStatic("  ILD "); number(r.ildDecibels, 1, width: 6, sign: true); appendStatic(" dB")
-        appendStatic("  ITD "); number(r.itdMicroseconds, 0, width: 5, sign: true); appendStatic(" µs")
-        appendStatic("  "); number(r.levelDBFS, 1, width: 6); appendStatic(" dBFS")
-        if orientation {
-            appendStatic("  yaw ")
-            if let yaw = r.yaw { number(yaw, 1, width: 6, sign: true); appendStatic("°") } else { appendStatic("     - ") }
-            appendStatic("  world ")
-            if let world = r.worldAzimuth { number(world, 1, width: 6, sign: true); appendStatic("°") } else { appendStatic("     - ") }
-        }
-        if !r.active { appendStatic("  (quiet)") }
-        for band in r.bands {
-            appendStatic(band.loudest ? "  *" : "   "); line.append(contentsOf: band.name.utf8); appendStatic(" ")
-            if band.confidence >= ConfidenceMapping.confident {
-                number(band.azimuth, 0, width: 4, sign: true); appendStatic("°")
-            } else {
-                appendStatic("   -")
-            }
-        }
-    }
 }

@@ -10,11 +10,17 @@ struct RecordWriterTests {
         ildConfidence: 0,
         bands: [BandRecord(name: "speech \"mid\"", lowHz: 500, highHz: 3000, azimuth: -40, confidence: 0.5, levelDBFS: -30)])
 
-    static func written(_ format: RecordFormat, _ records: [AnalysisRecord], bands: [String] = []) throws -> String {
+    static func written(
+        _ format: RecordFormat, _ records: [AnalysisRecord], bands: [String] = [], orientation: Bool = false,
+        fields: RecordFields? = nil, columns: Int = 80, view: TextView = .bearing, selection: RecordSelection? = nil
+    ) throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("records-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let writer = RecordWriter(format: format, sink: try LineSink(path: path), bandNames: bands)
+        let writer = RecordWriter(
+            format: format, sink: try LineSink(path: path), bandNames: bands, orientation: orientation, fields: fields,
+            columns: columns, view: view, selection: selection)
         for r in records { try writer.write(r) }
+        try writer.finish()
         return try String(contentsOfFile: path, encoding: .utf8)
     }
 
@@ -67,18 +73,21 @@ struct RecordWriterTests {
         }
     }
 
-    @Test("text is one readable line per record")
+    @Test("text is one readable line per record: 80 columns hold time, bearing, bar, side and confidence; 120 add level, ILD and ITD")
     func text() throws {
         let text = try Self.written(.text, [Self.sample])
-        #expect(text == "   0.085 s   -45.7°  far left    conf 0.93  ILD    0.0 dB  ITD  +312 µs   -23.5 dBFS"
-            + "   speech \"mid\"  -40°\n")
+        // −45.678° on 31 cells over −90…90°: cell round(44.322 / 180 · 30) = 7; ahead is cell 15.
+        #expect(text == "   0.085 s   -45.7°  L ───────●───────┼─────────────── R  far left   conf 0.93\n")
+        let wide = try Self.written(.text, [Self.sample], columns: 120)
+        #expect(wide == "   0.085 s   -45.7°  L ───────●───────┼─────────────── R  far left   conf 0.93"
+            + "   -23.5 dBFS  ILD   0.0 dB  ITD  +312 µs\n")
     }
 
-    /// The direction word of a text line: the column between the azimuth and `conf`.
+    /// The direction word of a text line: the column between the bar and `conf`.
     static func directionWord(_ line: String) throws -> String {
-        let afterAzimuth = try #require(line.split(separator: "°  ", maxSplits: 1).last)
-        let field = try #require(afterAzimuth.split(separator: "  conf", maxSplits: 1).first)
-        #expect(field.count == 10, "padded to 10 columns: '\(field)'")
+        let afterBar = try #require(line.split(separator: " R  ", maxSplits: 1).last)
+        let field = try #require(afterBar.split(separator: "  conf", maxSplits: 1).first)
+        #expect(field.count == 9, "padded to 9 columns: '\(field)'")
         return field.trimmingCharacters(in: .whitespaces)
     }
 

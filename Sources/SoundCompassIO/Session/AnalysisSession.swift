@@ -192,7 +192,7 @@ public final class AnalysisSession {
 
     /// Analyzes the whole source, block by block in constant memory.
     /// - Parameters:
-    ///   - writer: where records go (its header first).
+    ///   - writer: where records go (its header first; ``RecordWriter/finish()`` at the end).
     ///   - trace: follows the records for a plot and a summary.
     ///   - progress: called after every block with the frames read so far.
     /// - Throws: what the source or the writer throws.
@@ -203,6 +203,7 @@ public final class AnalysisSession {
             try writer?.write(record)
             trace?.add(record)
         }
+        try writer?.finish()
     }
 
     /// Analyzes a live stream period by period (the source must be a ``CaptureSource``), polling

@@ -1,0 +1,214 @@
+import SoundCompassEngine
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// What a text record shows. Every text line fits the writer's ``RecordWriter/columns``.
+///
+/// ```
+///   12.345 s   -45.7°  L ───────●───────┼─────────────── R  far left   conf 0.93
+///   12.367 s     -     L ───────────────┼─────────────── R  quiet      conf 0.00
+/// ```
+public enum TextView: String, Sendable, CaseIterable {
+    /// Time (s); the tracked bearing (signed degrees); a picture of it on a bar from 90° left
+    /// (`L`) to 90° right (`R`), `┼` ahead, ● a confident bearing (confidence ≥ 0.2), ○ a less
+    /// sure one, a bearing behind drawn mirrored onto the front; the side word; the confidence.
+    /// A frame with no bearing (quiet, or confidence 0) shows a dash and an empty bar. Wider
+    /// lines add, while they fit: yaw and the world bearing (with an IMU), the level (dBFS),
+    /// the ILD (dB), the ITD (µs) and the loudest band.
+    case bearing
+    /// Time, bearing, and each band's own bearing (`-` when the band is not confident; `*`
+    /// marks the loudest band); band names become initials when the names do not fit; then the
+    /// confidence and the side word, while they fit.
+    case bands
+}
+
+extension RecordWriter {
+    /// Cells of the bar at most (odd, so that ahead is one cell).
+    static let barCells = 31
+
+    /// The band labels of the bands view: the names when a line of them fits `columns`, else
+    /// their initials.
+    static func bandLabels(_ names: [String], columns: Int) -> [[UInt8]] {
+        // Time and bearing take 19 columns; each band its label and 8 more.
+        let full = names.reduce(19) { $0 + $1.unicodeScalars.count + 8 }
+        if full <= columns { return names.map { Array($0.utf8) } }
+        return names.map { name in name.unicodeScalars.first.map { Array(String($0).utf8) } ?? Array("?".utf8) }
+    }
+
+    /// Columns of the line so far (UTF-8 lead bytes; every character used is one column wide).
+    var lineColumns: Int {
+        var count = 0
+        for byte in line where byte & 0xC0 != 0x80 { count += 1 }
+        return count
+    }
+
+    /// True when the record has a bearing to show.
+    private func hasBearing(_ r: AnalysisRecord) -> Bool { r.active && r.confidence > 0 }
+
+    func appendText(_ r: AnalysisRecord) {
+        let timeColumns = formatted(r.time, 3)
+        appendNumber(timeColumns, width: 8); appendStatic(" s")
+        appendStatic("  "); appendBearing(r, hasBearing(r))
+        switch view {
+        case .bearing: appendBearingView(r, timeOverflow: max(0, timeColumns - 8))
+        case .bands: appendBandsView(r)
+        }
+        truncateLine(to: columns)
+    }
+
+    // MARK: - Views
+
+    private func appendBearingView(_ r: AnalysisRecord, timeOverflow: Int) {
+        let bearing = hasBearing(r)
+        // 47 columns besides the bar, and one spare.
+        var cells = min(Self.barCells, columns - 48 - timeOverflow)
+        if cells % 2 == 0 { cells -= 1 }
+        appendStatic("  L "); appendBar(r, bearing, cells: max(5, cells)); appendStatic(" R")
+        appendStatic("  "); appendSide(r, bearing)
+        appendStatic("  conf "); appendNumber(formatted(r.confidence, 2), width: 4)
+        // What a wider terminal adds, in order, each while it fits.
+        if orientation {
+            appendIfFits(prefix: 8, width: 7) { w in
+                w.appendStatic("  world ")
+                if let world = r.worldAzimuth, bearing { w.appendDegrees(world, decimals: 1, width: 6) } else { w.appendStatic("      -") }
+            }
+            appendIfFits(prefix: 6, width: 7) { w in
+                w.appendStatic("  yaw ")
+                if let yaw = r.yaw { w.appendDegrees(yaw, decimals: 1, width: 6) } else { w.appendStatic("      -") }
+            }
+        }
+        appendIfFits(prefix: 2, numberWidth: 6, suffix: 5, value: r.levelDBFS, decimals: 1) { w in
+            w.appendStatic("  "); w.appendNumber(w.digits.count, width: 6); w.appendStatic(" dBFS")
+        }
+        appendIfFits(prefix: 6, numberWidth: 5, suffix: 3, value: bearing ? r.ildDecibels : nil, decimals: 1, sign: true) { w in
+            w.appendStatic("  ILD ")
+            if bearing { w.appendNumber(w.digits.count, width: 5); w.appendStatic(" dB") } else { w.appendStatic("    -   ") }
+        }
+        appendIfFits(prefix: 6, numberWidth: 5, suffix: 3, value: bearing ? r.itdMicroseconds : nil, decimals: 0, sign: true) { w in
+            w.appendStatic("  ITD ")
+            if bearing { w.appendNumber(w.digits.count, width: 5); w.appendStatic(" µs") } else { w.appendStatic("    -   ") }
+        }
+        if bearing, let loudest = r.bands.first(where: \.loudest) {
+            let name = loudest.name.unicodeScalars.count
+            if lineColumns + 10 + name <= columns { appendStatic("  loudest "); line.append(contentsOf: loudest.name.utf8) }
+        }
+    }
+
+    private func appendBandsView(_ r: AnalysisRecord) {
+        let bearing = hasBearing(r)
+        for (i, band) in r.bands.enumerated() where i < bandLabels.count {
+            guard lineColumns + 8 + labelColumns(i) <= columns else { break }
+            appendStatic("  "); line.append(contentsOf: bandLabels[i])
+            appendStatic(band.loudest && bearing ? "*" : " ")
+            if bearing && band.confidence >= ConfidenceMapping.confident {
+                appendDegrees(band.azimuth, decimals: 0, width: 4)
+            } else {
+                appendStatic("   - ")
+            }
+        }
+        if lineColumns + 11 <= columns { appendStatic("  conf "); appendNumber(formatted(r.confidence, 2), width: 4) }
+        if lineColumns + 11 <= columns { appendStatic("  "); appendSide(r, bearing) }
+    }
+
+    // MARK: - Pieces
+
+    /// The tracked bearing in 7 columns ("  -45.7°"), or a dash.
+    private func appendBearing(_ r: AnalysisRecord, _ bearing: Bool) {
+        if bearing { appendDegrees(r.azimuth, decimals: 1, width: 6) } else { appendStatic("   -   ") }
+    }
+
+    /// The side word padded to 9 columns: "quiet" for an inactive frame, "-" for one without
+    /// confidence.
+    private func appendSide(_ r: AnalysisRecord, _ bearing: Bool) {
+        let start = lineColumns
+        if !r.active {
+            appendStatic("quiet")
+        } else if !bearing {
+            appendStatic("-")
+        } else {
+            line.append(contentsOf: DirectionLabel(lateral: r.lateral, hemisphere: r.hemisphere).rawValue.utf8)
+        }
+        let used = lineColumns - start
+        if used < 9 { line.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 9 - used)) }
+    }
+
+    /// The bar: `cells` cells from 90° left to 90° right, `┼` at the centre, the marker at the
+    /// bearing (mirrored onto the front from behind); no marker without a bearing.
+    private func appendBar(_ r: AnalysisRecord, _ bearing: Bool, cells: Int) {
+        var marker = -1
+        if bearing {
+            var azimuth = r.azimuth
+            if azimuth > 90 { azimuth = 180 - azimuth } else if azimuth < -90 { azimuth = -180 - azimuth }
+            marker = Int(((max(-90, min(90, azimuth)) + 90) / 180 * Double(cells - 1)).rounded())
+        }
+        let centre = cells / 2
+        for cell in 0..<cells {
+            if cell == marker {
+                appendStatic(r.confidence >= ConfidenceMapping.confident ? "●" : "○")
+            } else if cell == centre {
+                appendStatic("┼")
+            } else {
+                appendStatic("─")
+            }
+        }
+    }
+
+    /// A signed number of degrees, right-aligned in `width` columns, and "°".
+    private func appendDegrees(_ value: Double, decimals: Int, width: Int) {
+        appendNumber(formatted(value, decimals, sign: true), width: width)
+        appendStatic("°")
+    }
+
+    /// Formats `value` into ``digits`` ("+" before a positive value when `sign`).
+    /// - Returns: its length.
+    @discardableResult
+    private func formatted(_ value: Double, _ decimals: Int, sign: Bool = false) -> Int {
+        digits.removeAll(keepingCapacity: true)
+        if sign && value >= 0 && (value * pow(10, Double(decimals))).rounded() != 0 { digits.append(UInt8(ascii: "+")) }
+        NumberFormatting.appendFixed(value, decimals: decimals, to: &digits)
+        return digits.count
+    }
+
+    /// Appends ``digits`` right-aligned in `width` columns (wider when it is longer).
+    private func appendNumber(_ count: Int, width: Int) {
+        if count < width { line.append(contentsOf: repeatElement(UInt8(ascii: " "), count: width - count)) }
+        line.append(contentsOf: digits)
+    }
+
+    /// Calls `body` when `prefix + width` more columns fit.
+    private func appendIfFits(prefix: Int, width: Int, _ body: (RecordWriter) -> Void) {
+        if lineColumns + prefix + width <= columns { body(self) }
+    }
+
+    /// Formats `value` (when there is one) into ``digits``, then calls `body` when the piece
+    /// fits: `prefix` columns, the number right-aligned in at least `numberWidth`, `suffix`.
+    private func appendIfFits(
+        prefix: Int, numberWidth: Int, suffix: Int, value: Double?, decimals: Int, sign: Bool = false,
+        _ body: (RecordWriter) -> Void
+    ) {
+        let number = value.map { max(numberWidth, formatted($0, decimals, sign: sign)) } ?? numberWidth
+        if lineColumns + prefix + number + suffix <= columns { body(self) }
+    }
+
+    private func labelColumns(_ i: Int) -> Int {
+        var count = 0
+        for byte in bandLabels[i] where byte & 0xC0 != 0x80 { count += 1 }
+        return count
+    }
+
+    /// Cuts the line after `columns` columns (at a character boundary), and its trailing spaces.
+    private func truncateLine(to columns: Int) {
+        var seen = 0
+        for index in line.indices where line[index] & 0xC0 != 0x80 {
+            if seen == columns {
+                line.removeSubrange(index...)
+                break
+            }
+            seen += 1
+        }
+        while line.last == UInt8(ascii: " ") { line.removeLast() }
+    }
+}
