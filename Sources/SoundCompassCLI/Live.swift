@@ -142,7 +142,7 @@ extension SoundCompassCommand {
             let writer: RecordWriter? = output.output != nil || !showCompass
                 ? try output.makeWriter(for: session, input: input) : nil
             let compass = showCompass
-                ? TerminalCompass(sink: stdout, columns: Self.terminalColumns(), bandNames: session.bandNames) : nil
+                ? TerminalCompass(sink: stdout, columns: terminalColumns(), bandNames: session.bandNames) : nil
             for warning in session.newSourceWarnings() { Diagnostics.warning(warning) }
             if !quiet {
                 if let capture = session.captureSource { Diagnostics.note(capture.streamDescription) }
@@ -205,13 +205,6 @@ extension SoundCompassCommand {
                 + (summary.suspends > 0 ? ", \(summary.suspends) suspend\(summary.suspends == 1 ? "" : "s")" : "")
                 + "; processing latency p50 \(ms(l.quantile(0.5))) ms, p99 \(ms(l.quantile(0.99))) ms, "
                 + "max \(ms(l.count > 0 ? l.maximum : nil)) ms over \(summary.periods) periods"
-        }
-
-        /// The terminal's width in columns (80 when it cannot be asked).
-        static func terminalColumns() -> Int {
-            var size = winsize()
-            if ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
-            return 80
         }
     }
 }

@@ -19,8 +19,8 @@ struct ReadmeTourTests {
         let rest = text[tour.upperBound...]
         guard let open = rest.range(of: "```sh\n"), let close = rest[open.upperBound...].range(of: "```") else { return [] }
         return rest[open.upperBound..<close.lowerBound].split(separator: "\n").compactMap { line in
-            // A comment starts at " #" (a '#' inside a word, as in `--source`, is not one).
-            let command = (line.range(of: "  #").map { line[..<$0.lowerBound] } ?? line[...])
+            // A comment starts at a '#' after a space (one inside a word is not one).
+            let command = (line.range(of: #"\s#(\s|$)"#, options: .regularExpression).map { line[..<$0.lowerBound] } ?? line[...])
                 .trimmingCharacters(in: .whitespaces)
             return command.isEmpty || command.hasPrefix("#") ? nil : command
         }
@@ -43,7 +43,9 @@ struct ReadmeTourTests {
         for command in runnable {
             var line = command
             if !Self.hasJQ, let pipe = line.range(of: "| jq") { line = line[..<pipe.lowerBound] + "> /dev/null" }
-            let r = try CLI.shell("cd '\(directory.url.path)' && " + line + " < /dev/null")
+            // The directory goes in by variable: `CLI.shell` stands the binary in for every
+            // "soundcompass" of the line, which the directory's name contains.
+            let r = try CLI.shell("cd \"$TOUR_DIRECTORY\" && ( " + line + " ) < /dev/null", environment: ["TOUR_DIRECTORY": directory.url.path])
             #expect(r.status == 0, "\(command)\n\(r.stderr)")
             #expect(!r.stderr.contains("soundcompass: error:"), "\(command)\n\(r.stderr)")
         }
