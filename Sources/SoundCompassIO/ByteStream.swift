@@ -133,23 +133,13 @@ package final class ByteStream {
     /// Reads from the descriptor until `end` bytes of the stream have been read, or it ends.
     private func fill(upTo end: Int) {
         while !ended && start + kept.count < end {
-            let n = Glibc.read(descriptor, chunk.baseAddress, chunk.count)
-            if n > 0 {
-                kept.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[0..<n]))
-                continue
+            switch InputFile.read(descriptor, into: chunk.baseAddress!, count: chunk.count, stopRequested: stopRequested) {
+            case .bytes(let n): kept.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[0..<n]))
+            case .ended: ended = true
+            case .failed(let reason):
+                readError = reason
+                ended = true
             }
-            if n == 0 { ended = true; break }
-            let code = errno
-            if code == EINTR || code == EAGAIN {
-                if stopRequested() { ended = true; break }
-                if code == EAGAIN {
-                    var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-                    _ = poll(&request, 1, -1)
-                }
-                continue
-            }
-            readError = String(cString: strerror(code))
-            ended = true
         }
     }
 

@@ -38,6 +38,39 @@ enum InputFile {
         return fd
     }
 
+    /// What one ``read(_:into:count:stopRequested:)`` gave.
+    enum ReadResult: Equatable {
+        /// Bytes read (more than 0).
+        case bytes(Int)
+        /// The end of the stream, or a stop asked for while waiting.
+        case ended
+        /// A read error, with the system's reason.
+        case failed(String)
+    }
+
+    /// Reads up to `count` bytes from a file, pipe or FIFO, the way every streaming reader of
+    /// the package does: retries a read interrupted by a signal; on a non-blocking descriptor
+    /// (inherited that way) waits in `poll` rather than spinning; and asks `stopRequested`
+    /// after each interruption, ending the stream when it says so (Ctrl-C).
+    /// The corresponding C functions are `read` and `poll`.
+    static func read(
+        _ descriptor: Int32, into destination: UnsafeMutableRawPointer, count: Int, stopRequested: () -> Bool
+    ) -> ReadResult {
+        while true {
+            let n = Glibc.read(descriptor, destination, count)
+            if n > 0 { return .bytes(n) }
+            if n == 0 { return .ended }
+            let code = errno
+            guard code == EINTR || code == EAGAIN else { return .failed(String(cString: strerror(code))) }
+            if stopRequested() { return .ended }
+            if code == EAGAIN {
+                // `poll` also returns on a signal, so Ctrl-C is still seen.
+                var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                _ = poll(&request, 1, -1)
+            }
+        }
+    }
+
     /// The size of the regular file open on `descriptor`, bytes; `nil` for a pipe or a device.
     static func regularFileSize(_ descriptor: Int32) -> Int? {
         var info = stat()

@@ -135,27 +135,66 @@ public final class RecordWriter {
         return true
     }
 
+    /// The fields other than `bands`, in the documented order.
+    private static let scalarFields: [RecordField] = [
+        .time, .azimuth, .rawAzimuth, .lateral, .confidence, .ildDecibels, .itdMicroseconds, .levelDBFS, .active,
+        .hemisphere, .yaw, .worldAzimuth, .itdConfidence, .ildConfidence, .dominantHz, .noiseFloorDBFS,
+    ]
+
+    /// A field's JSON key with its colon.
+    private static func jsonKey(_ field: RecordField) -> StaticString {
+        switch field {
+        case .time: "\"time\":"
+        case .azimuth: "\"azimuth\":"
+        case .rawAzimuth: "\"raw_azimuth\":"
+        case .lateral: "\"lateral\":"
+        case .confidence: "\"confidence\":"
+        case .ildDecibels: "\"ild_db\":"
+        case .itdMicroseconds: "\"itd_us\":"
+        case .levelDBFS: "\"level_dbfs\":"
+        case .active: "\"active\":"
+        case .hemisphere: "\"hemisphere\":"
+        case .yaw: "\"yaw\":"
+        case .worldAzimuth: "\"world_azimuth\":"
+        case .itdConfidence: "\"itd_confidence\":"
+        case .ildConfidence: "\"ild_confidence\":"
+        case .dominantHz: "\"dominant_hz\":"
+        case .noiseFloorDBFS: "\"noise_floor_dbfs\":"
+        case .bands: "\"bands\":["
+        }
+    }
+
+    /// A scalar field's value, as JSON (strings quoted, `null` for none) or as a CSV cell
+    /// (bare, empty for none). The same decimals in both.
+    private func appendValue(_ field: RecordField, of r: AnalysisRecord, json: Bool) {
+        switch field {
+        case .time: NumberFormatting.appendFixed(r.time, decimals: 6, to: &line)
+        case .azimuth: NumberFormatting.appendFixed(r.azimuth, decimals: 2, to: &line)
+        case .rawAzimuth: NumberFormatting.appendFixed(r.rawAzimuth, decimals: 2, to: &line)
+        case .lateral: NumberFormatting.appendFixed(r.lateral, decimals: 4, to: &line)
+        case .confidence: NumberFormatting.appendFixed(r.confidence, decimals: 3, to: &line)
+        case .ildDecibels: NumberFormatting.appendFixed(r.ildDecibels, decimals: 2, to: &line)
+        case .itdMicroseconds: NumberFormatting.appendFixed(r.itdMicroseconds, decimals: 1, to: &line)
+        case .levelDBFS: NumberFormatting.appendFixed(r.levelDBFS, decimals: 1, to: &line)
+        case .active: appendStatic(r.active ? "true" : "false")
+        case .hemisphere:
+            if json { NumberFormatting.appendJSONString(r.hemisphere.rawValue, to: &line) } else { line.append(contentsOf: r.hemisphere.rawValue.utf8) }
+        case .yaw: appendOptional(r.yaw, null: json ? "null" : "")
+        case .worldAzimuth: appendOptional(r.worldAzimuth, null: json ? "null" : "")
+        case .itdConfidence: NumberFormatting.appendFixed(r.itdConfidence, decimals: 3, to: &line)
+        case .ildConfidence: NumberFormatting.appendFixed(r.ildConfidence, decimals: 3, to: &line)
+        case .dominantHz: NumberFormatting.appendFixed(r.dominantHz, decimals: 1, to: &line)
+        case .noiseFloorDBFS: NumberFormatting.appendFixed(r.noiseFloorDBFS, decimals: 1, to: &line)
+        case .bands: break
+        }
+    }
+
     private func appendJSON(_ r: AnalysisRecord) {
         let c = UInt8(ascii: ",")
         firstField = true
         appendStatic("{")
-        if field(.time, "\"time\":", separator: c) { NumberFormatting.appendFixed(r.time, decimals: 6, to: &line) }
-        if field(.azimuth, "\"azimuth\":", separator: c) { NumberFormatting.appendFixed(r.azimuth, decimals: 2, to: &line) }
-        if field(.rawAzimuth, "\"raw_azimuth\":", separator: c) { NumberFormatting.appendFixed(r.rawAzimuth, decimals: 2, to: &line) }
-        if field(.lateral, "\"lateral\":", separator: c) { NumberFormatting.appendFixed(r.lateral, decimals: 4, to: &line) }
-        if field(.confidence, "\"confidence\":", separator: c) { NumberFormatting.appendFixed(r.confidence, decimals: 3, to: &line) }
-        if field(.ildDecibels, "\"ild_db\":", separator: c) { NumberFormatting.appendFixed(r.ildDecibels, decimals: 2, to: &line) }
-        if field(.itdMicroseconds, "\"itd_us\":", separator: c) { NumberFormatting.appendFixed(r.itdMicroseconds, decimals: 1, to: &line) }
-        if field(.levelDBFS, "\"level_dbfs\":", separator: c) { NumberFormatting.appendFixed(r.levelDBFS, decimals: 1, to: &line) }
-        if field(.active, "\"active\":", separator: c) { appendStatic(r.active ? "true" : "false") }
-        if field(.hemisphere, "\"hemisphere\":", separator: c) { NumberFormatting.appendJSONString(r.hemisphere.rawValue, to: &line) }
-        if field(.yaw, "\"yaw\":", separator: c) { appendOptional(r.yaw, null: "null") }
-        if field(.worldAzimuth, "\"world_azimuth\":", separator: c) { appendOptional(r.worldAzimuth, null: "null") }
-        if field(.itdConfidence, "\"itd_confidence\":", separator: c) { NumberFormatting.appendFixed(r.itdConfidence, decimals: 3, to: &line) }
-        if field(.ildConfidence, "\"ild_confidence\":", separator: c) { NumberFormatting.appendFixed(r.ildConfidence, decimals: 3, to: &line) }
-        if field(.dominantHz, "\"dominant_hz\":", separator: c) { NumberFormatting.appendFixed(r.dominantHz, decimals: 1, to: &line) }
-        if field(.noiseFloorDBFS, "\"noise_floor_dbfs\":", separator: c) { NumberFormatting.appendFixed(r.noiseFloorDBFS, decimals: 1, to: &line) }
-        if field(.bands, "\"bands\":[", separator: c) {
+        for f in Self.scalarFields where field(f, Self.jsonKey(f), separator: c) { appendValue(f, of: r, json: true) }
+        if field(.bands, Self.jsonKey(.bands), separator: c) {
             for (i, band) in r.bands.enumerated() {
                 if i > 0 { appendStatic(",") }
                 appendStatic("{\"name\":"); NumberFormatting.appendJSONString(band.name, to: &line)
@@ -179,22 +218,7 @@ public final class RecordWriter {
     private func appendCSV(_ r: AnalysisRecord) {
         let comma = UInt8(ascii: ",")
         firstField = true
-        if field(.time, "", separator: comma) { NumberFormatting.appendFixed(r.time, decimals: 6, to: &line) }
-        if field(.azimuth, "", separator: comma) { NumberFormatting.appendFixed(r.azimuth, decimals: 2, to: &line) }
-        if field(.rawAzimuth, "", separator: comma) { NumberFormatting.appendFixed(r.rawAzimuth, decimals: 2, to: &line) }
-        if field(.lateral, "", separator: comma) { NumberFormatting.appendFixed(r.lateral, decimals: 4, to: &line) }
-        if field(.confidence, "", separator: comma) { NumberFormatting.appendFixed(r.confidence, decimals: 3, to: &line) }
-        if field(.ildDecibels, "", separator: comma) { NumberFormatting.appendFixed(r.ildDecibels, decimals: 2, to: &line) }
-        if field(.itdMicroseconds, "", separator: comma) { NumberFormatting.appendFixed(r.itdMicroseconds, decimals: 1, to: &line) }
-        if field(.levelDBFS, "", separator: comma) { NumberFormatting.appendFixed(r.levelDBFS, decimals: 1, to: &line) }
-        if field(.active, "", separator: comma) { appendStatic(r.active ? "true" : "false") }
-        if field(.hemisphere, "", separator: comma) { line.append(contentsOf: r.hemisphere.rawValue.utf8) }
-        if field(.yaw, "", separator: comma) { appendOptional(r.yaw, null: "") }
-        if field(.worldAzimuth, "", separator: comma) { appendOptional(r.worldAzimuth, null: "") }
-        if field(.itdConfidence, "", separator: comma) { NumberFormatting.appendFixed(r.itdConfidence, decimals: 3, to: &line) }
-        if field(.ildConfidence, "", separator: comma) { NumberFormatting.appendFixed(r.ildConfidence, decimals: 3, to: &line) }
-        if field(.dominantHz, "", separator: comma) { NumberFormatting.appendFixed(r.dominantHz, decimals: 1, to: &line) }
-        if field(.noiseFloorDBFS, "", separator: comma) { NumberFormatting.appendFixed(r.noiseFloorDBFS, decimals: 1, to: &line) }
+        for f in Self.scalarFields where field(f, "", separator: comma) { appendValue(f, of: r, json: false) }
         guard fields.contains(.bands), !bandNames.isEmpty else { return }
         for name in bandNames {
             if !firstField { line.append(comma) }

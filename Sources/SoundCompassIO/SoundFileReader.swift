@@ -136,19 +136,7 @@ public final class SoundFileReader: StereoSource {
                 return target - framesRead
             }
         }
-        let block = 4096
-        let left = UnsafeMutableBufferPointer<Float>.allocate(capacity: block)
-        let right = UnsafeMutableBufferPointer<Float>.allocate(capacity: block)
-        defer { left.deallocate(); right.deallocate() }
-        var skipped = 0
-        while skipped < frames {
-            let n = try read(
-                left: UnsafeMutableBufferPointer(rebasing: left[0..<min(block, frames - skipped)]),
-                right: UnsafeMutableBufferPointer(rebasing: right[0..<min(block, frames - skipped)]))
-            if n == 0 { break }
-            skipped += n
-        }
-        return skipped
+        return try discard(frames: frames)
     }
 
     /// libsndfile writes "data : 384000 (should be 942)" into its log for a short data chunk:

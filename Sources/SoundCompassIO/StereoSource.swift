@@ -56,3 +56,24 @@ public final class MemoryStereoSource: StereoSource {
         return n
     }
 }
+
+extension StereoSource {
+    /// Reads and throws away up to `frames` frames, a block at a time: passing over the start
+    /// of a stream that cannot seek (`--start` on a pipe).
+    /// - Returns: frames passed over (fewer at the end of the input).
+    package func discard(frames: Int) throws -> Int {
+        let block = 4096
+        let left = UnsafeMutableBufferPointer<Float>.allocate(capacity: block)
+        let right = UnsafeMutableBufferPointer<Float>.allocate(capacity: block)
+        defer { left.deallocate(); right.deallocate() }
+        var skipped = 0
+        while skipped < frames {
+            let n = try read(
+                left: UnsafeMutableBufferPointer(rebasing: left[0..<min(block, frames - skipped)]),
+                right: UnsafeMutableBufferPointer(rebasing: right[0..<min(block, frames - skipped)]))
+            if n == 0 { break }
+            skipped += n
+        }
+        return skipped
+    }
+}

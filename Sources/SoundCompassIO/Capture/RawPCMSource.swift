@@ -126,21 +126,11 @@ public final class RawPCMSource: CaptureSource {
     private func fill(from start: Int, to wanted: Int) throws(SoundFileError) -> Int {
         var have = start
         while have < wanted && !ended {
-            let n = Glibc.read(descriptor, buffer.baseAddress! + have, wanted - have)
-            if n > 0 { have += n; continue }
-            if n == 0 { ended = true; break }
-            let code = errno
-            if code == EINTR || code == EAGAIN {
-                if stopRequested() { ended = true; break }
-                // A non-blocking descriptor (inherited that way): wait for data, not in a spin.
-                // `poll` also returns on a signal, so Ctrl-C is still seen.
-                if code == EAGAIN {
-                    var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-                    _ = poll(&request, 1, -1)
-                }
-                continue
+            switch InputFile.read(descriptor, into: buffer.baseAddress! + have, count: wanted - have, stopRequested: stopRequested) {
+            case .bytes(let n): have += n
+            case .ended: ended = true
+            case .failed(let reason): throw SoundFileError.readFailed(path: name, reason: reason)
             }
-            throw SoundFileError.readFailed(path: name, reason: String(cString: strerror(code)))
         }
         return have
     }

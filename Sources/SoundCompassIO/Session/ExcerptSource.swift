@@ -52,18 +52,6 @@ final class ExcerptSource: StereoSource {
     private func skip(_ frames: Int) throws -> Int {
         guard frames > 0 else { return 0 }
         if let reader = base as? SoundFileReader { return try reader.skip(frames: frames) }
-        let block = 4096
-        let left = UnsafeMutableBufferPointer<Float>.allocate(capacity: block)
-        let right = UnsafeMutableBufferPointer<Float>.allocate(capacity: block)
-        defer { left.deallocate(); right.deallocate() }
-        var skipped = 0
-        while skipped < frames {
-            let n = try base.read(
-                left: UnsafeMutableBufferPointer(rebasing: left[0..<min(block, frames - skipped)]),
-                right: UnsafeMutableBufferPointer(rebasing: right[0..<min(block, frames - skipped)]))
-            if n == 0 { break }
-            skipped += n
-        }
-        return skipped
+        return try base.discard(frames: frames)
     }
 }
