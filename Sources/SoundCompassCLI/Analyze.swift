@@ -35,7 +35,6 @@ extension SoundCompassCommand {
         var quiet = false
 
         func run() throws {
-            if let warning = trace.ignoredOptionsWarning { Diagnostics.warning(warning) }
             try Diagnostics.reportingFailures {
                 let session = try input.openSession(file, analysis: analysis, imu: imu.logInput)
                 if let path = imu.imu, let out = output.output, LineSink.isSameFile(out, path) {
@@ -44,6 +43,7 @@ extension SoundCompassCommand {
                 try trace.checkOutputs(inputs: [file, imu.imu, output.output])
                 // On a terminal, text records end with the summary of the active segments.
                 let endSummary = !quiet && output.recordsGoToTerminal && output.resolvedFormat == .text
+                if let warning = trace.ignoredOptionsWarning(summaryShown: endSummary) { Diagnostics.warning(warning) }
                 let traced = try trace.makeTrace(for: session, always: endSummary)
                 let writer = try output.makeWriter(for: session, input: file)
                 if file == nil && !quiet {

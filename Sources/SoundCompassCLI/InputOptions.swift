@@ -12,15 +12,24 @@ struct TimeOffset: ExpressibleByArgument, CustomStringConvertible {
     var seconds: Double
 
     init?(argument: String) {
+        guard let offset = try? Self.parse(argument) else { return nil }
+        self = offset
+    }
+
+    private init(seconds: Double) { self.seconds = seconds }
+
+    /// Parses a time, saying what is wrong with it.
+    static func parse(_ argument: String) throws -> TimeOffset {
+        let problem = ArgumentProblem("give seconds (90, 12.5) or minutes and seconds (1:30, 1:02:03.5), not negative")
         let parts = argument.split(separator: ":", omittingEmptySubsequences: false)
-        guard (1...3).contains(parts.count) else { return nil }
+        guard (1...3).contains(parts.count) else { throw problem }
         var total = 0.0
         for (i, part) in parts.enumerated() {
-            guard let v = Double(part), v.isFinite, v >= 0, i == parts.count - 1 || v == v.rounded() else { return nil }
-            if i > 0 && v >= 60 { return nil }
+            guard let v = Double(part), v.isFinite, v >= 0, i == parts.count - 1 || v == v.rounded() else { throw problem }
+            if i > 0 && v >= 60 { throw ArgumentProblem("minutes and seconds after a ':' must be below 60") }
             total = total * 60 + v
         }
-        seconds = total
+        return TimeOffset(seconds: total)
     }
 
     var description: String { formatTrimmed(seconds, 3) }
@@ -40,10 +49,10 @@ struct InputOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("Channels per frame of raw PCM (default 2).", valueName: "n"))
     var rawChannels: Int?
 
-    @Option(help: ArgumentHelp("Analyse from this time in the file: seconds, or M:SS (records keep the file's time).", valueName: "time"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Analyse from this time in the file: seconds, or M:SS (records keep the file's time).", valueName: "time"), transform: TimeOffset.parse)
     var start: TimeOffset?
 
-    @Option(help: ArgumentHelp("Analyse up to this time in the file: seconds, or M:SS.", valueName: "time"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Analyse up to this time in the file: seconds, or M:SS.", valueName: "time"), transform: TimeOffset.parse)
     var end: TimeOffset?
 
     func validate() throws {

@@ -24,7 +24,7 @@ struct OutputOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("Write only records with at least this confidence, 0…1.", valueName: "C"))
     var minConfidence: Double?
 
-    @Option(help: ArgumentHelp("Write one record per interval: the last of each (100ms, 0.5s, or seconds: 2).", valueName: "duration"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Write one record per interval: the last of each (100ms, 0.5s, or seconds: 2).", valueName: "duration"))
     var every: String?
 
     @Option(help: ArgumentHelp("JSONL and CSV fields to write, comma-separated JSON keys, e.g. time,azimuth,confidence (bands for the bands).", valueName: "names"))

@@ -17,8 +17,10 @@ struct TraceOptions: ParsableArguments {
     var summary = false
 
     /// A warning for options that nothing uses: `--truth` feeds only the plot and the summaries.
-    var ignoredOptionsWarning: String? {
-        guard let truth, plot == nil, summaryJSON == nil, !summary else { return nil }
+    /// - Parameter summaryShown: the summary table is printed anyway (analyze's text records
+    ///   on a terminal end with it).
+    func ignoredOptionsWarning(summaryShown: Bool) -> String? {
+        guard let truth, plot == nil, summaryJSON == nil, !summary, !summaryShown else { return nil }
         return "--truth \(truth) is ignored: it is drawn by --plot and scored by --summary and --summary-json"
     }
 

@@ -32,6 +32,12 @@ struct NegativeValueTests {
         (["analyze", "WAV", "-q"], "--frame", "-1", 64),
         (["analyze", "WAV", "-q"], "--hop", "-5", 64),
         (["analyze", "WAV", "-q"], "--channels", "-1,2", 64),
+        (["analyze", "WAV", "-q"], "--start", "-1", 64),
+        (["analyze", "WAV", "-q"], "--end", "-1", 64),
+        (["analyze", "WAV", "-q", "--raw-format", "f32le"], "--rate", "-48000", 64),
+        (["analyze", "WAV", "-q", "--raw-format", "f32le"], "--raw-channels", "-2", 64),
+        (["analyze", "WAV", "-q"], "--min-confidence", "-0.5", 64),
+        (["analyze", "WAV", "-q"], "--every", "-100ms", 64),
         (["calibrate", "WAV"], "--truth", "-30", 0),
         (["live", "--input", "-"], "--duration", "-1", 64),
         (["live", "--input", "-"], "--rate", "-48000", 64),
@@ -60,7 +66,7 @@ struct NegativeValueTests {
             }
         } + [option, value]
         let result = try CLI.run(arguments)
-        #expect(!result.stderr.contains("Missing value"), "\(arguments): \(result.stderr)")
+        #expect(!result.stderr.lowercased().contains("missing value"), "\(arguments): \(result.stderr)")
         #expect(result.status == status, "\(arguments): \(result.stderr)")
         if status != 0 {
             // Refused by the option's own check, which names it.
