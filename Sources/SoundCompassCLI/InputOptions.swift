@@ -85,7 +85,7 @@ struct InputOptions: ParsableArguments {
             if start != nil || end != nil || rawFormat != nil {
                 throw CLIFailure("--start, --end and --raw-format need a FILE (or - for standard input)", status: .usage)
             }
-            return try analysis.openSession(nil, imu: imu)
+            return try analysis.openDemoSession(imu: imu)
         }
         var settings = analysis.settings
         settings.startSeconds = start?.seconds ?? 0

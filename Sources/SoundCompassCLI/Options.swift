@@ -148,16 +148,11 @@ struct AnalysisOptions: ParsableArguments {
             bands: bandList ?? BandSpec.defaults, response: response)
     }
 
-    /// Opens `file` (the built-in demo scene when nil) with the channel options and assembles
-    /// its analysis; warnings found on the way go to stderr.
-    func openSession(_ file: String?, imu: IMUInput? = nil) throws -> AnalysisSession {
-        let input: AnalysisInput
-        if let file {
-            input = .file(path: file)
-        } else {
-            let signal = Scene.demo().render()
-            input = .samples(left: signal.left, right: signal.right, sampleRate: signal.sampleRate, name: "demo scene")
-        }
+    /// Renders the built-in demo scene and assembles its analysis with the channel options;
+    /// warnings found on the way go to stderr. (Files are opened by ``InputOptions``.)
+    func openDemoSession(imu: IMUInput? = nil) throws -> AnalysisSession {
+        let signal = Scene.demo().render()
+        let input = AnalysisInput.samples(left: signal.left, right: signal.right, sampleRate: signal.sampleRate, name: "demo scene")
         return try AnalysisSession(
             input: input, channels: try channelPair(for: input.name), swap: swap, settings: settings, imu: imu,
             warning: Diagnostics.warning)
