@@ -98,10 +98,11 @@ public struct AnalysisConfiguration: Sendable, Equatable {
     /// The bands that will be analysed: ``bands`` without those above 0.45·fs.
     public var usableBands: [BandSpec] { BandSpec.usable(bands, sampleRate: sampleRate) }
 
-    /// The largest lag GCC-PHAT must search, in samples: the array's largest physical delay plus
+    /// The largest lag GCC-PHAT must search, in samples: the array's lag window
+    /// (``ArrayModel/lagWindowSeconds``: its largest physical delay, wider for a real head) plus
     /// the calibrated channel delay and ``lagMarginSeconds``, times the sample rate.
     public var maximumLagSamples: Double {
-        (array.maximumDelaySeconds + abs(array.delayOffsetSeconds) + max(0, lagMarginSeconds)) * sampleRate
+        (array.lagWindowSeconds + abs(array.delayOffsetSeconds) + max(0, lagMarginSeconds)) * sampleRate
     }
 
     /// Frame duration in seconds.

@@ -15,8 +15,10 @@ public struct ArrayModel: Sendable, Equatable {
         /// Two omnidirectional microphones `spacingMeters` metres apart in free field.
         /// `azimuth = −asin(c·τ/d)`; the level difference carries no weight.
         case spaced
-        /// Microphones at the ears of a spherical head of radius `headRadiusMeters` (Woodworth's
-        /// model `τ = −(r/c)·(θ + sin θ)`); the high-frequency level difference is a second cue.
+        /// Microphones at the ears of a spherical head of radius `headRadiusMeters`: a
+        /// frequency-dependent delay (Kuhn's `3(r/c)·sin θ` at low frequencies, Woodworth's
+        /// `(r/c)·(θ + sin θ)` at high ones) and the head shadow's level difference, which grows
+        /// with frequency, as a second cue (see the `ArrayModel+Head.swift` notes).
         case binaural
         /// Level-encoded stereo (XY/MS pair, a phone's beamformed pair): the level difference
         /// through `tanh(gain·…)` is the main cue, the time difference a small correction.
@@ -32,8 +34,10 @@ public struct ArrayModel: Sendable, Equatable {
     /// Speed of sound in m/s.
     public var speedOfSoundMetersPerSecond: Double
     /// Level-cue mapping gain. Coincident: the gain `g` of `lateral = sign(x)·tanh(g·(|x| − 0.01))`
-    /// with `x = (R_rms − L_rms)/(R_rms + L_rms)` (12, as in the iOS app). Binaural: decibels of
-    /// high-frequency level difference for a source at ±90° (`lateral = ILD_hf / gain`, 10 dB).
+    /// with `x = (R_rms − L_rms)/(R_rms + L_rms)` (12, as in the iOS app). Binaural: the scale of
+    /// the spherical head shadow's level difference, 10 for the sphere's own (about 14 dB at
+    /// 4 kHz for a source at ±90°); `lateral(leftRMS:rightRMS:highFrequencyILD:)` keeps the flat
+    /// reading `ILD_hf / gain`.
     public var ildGain: Double
     /// Inter-channel delay of the hardware in seconds, subtracted from every measured delay
     /// (right minus left; from a calibration profile, 0 by default).
@@ -72,7 +76,9 @@ public struct ArrayModel: Sendable, Equatable {
         self.gainOffsetDecibels = gainOffsetDecibels
     }
 
-    /// The largest physically possible |delay| in seconds (a source at ±90°).
+    /// The largest |delay| in seconds of a source at ±90°: spaced and coincident, `d/c`; binaural,
+    /// Woodworth's high-frequency `(r/c)·(π/2 + 1)` (low frequencies reach `3r/c`, and the lag
+    /// window is wider still: ``lagWindowSeconds``).
     public var maximumDelaySeconds: Double {
         switch kind {
         case .spaced, .coincident: spacingMeters / speedOfSoundMetersPerSecond

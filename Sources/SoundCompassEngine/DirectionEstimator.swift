@@ -38,6 +38,8 @@ package final class DirectionEstimator {
     /// The time-difference estimator.
     package let gccPhat: GCCPHAT
     private let highFrequencyBin: Int
+    /// The binaural model's low-frequency share of each bin (nil for the other models).
+    private let binShares: AlignedFloats?
 
     /// Lower edge of the band used for the binaural level cue, Hz.
     package static let highFrequencyEdge = 1500.0
@@ -52,6 +54,8 @@ package final class DirectionEstimator {
             diffuseCoherenceDelaySamples: configuration.array.diffuseCoherenceDelaySeconds.map { $0 * fs })
         let n = gccPhat.fftSize
         self.highFrequencyBin = min(n / 2, max(1, Int((Self.highFrequencyEdge / fs * Double(n)).rounded(.up))))
+        self.binShares = configuration.array.kind == .binaural
+            ? configuration.array.binLowFrequencyShares(fftSize: n, sampleRate: fs) : nil
     }
 
     /// Forgets the state carried between frames.
@@ -75,7 +79,14 @@ package final class DirectionEstimator {
         let correlated = gccPhat.estimate(left: left, right: right)
         let delay = correlated.delay, spectra = correlated.spectra
         let delaySeconds = delay.lagSamples / config.sampleRate
-        let timeCue = Cue(lateral: model.lateral(delay: delaySeconds), confidence: Double(delay.confidence))
+        // Binaural: the delay is read at the frame's own mixture of frequencies (a head's
+        // low-frequency delay is up to 1.5 times its high-frequency one).
+        let timeLateral = binShares.map {
+            model.lateral(
+                delay: delaySeconds,
+                lowFrequencyShare: spectra.lowFrequencyShare(shares: $0.baseAddress, bins: 1...(gccPhat.fftSize / 2 - 1)))
+        } ?? model.lateral(delay: delaySeconds)
+        let timeCue = Cue(lateral: timeLateral, confidence: Double(delay.confidence))
 
         // Level cue. Its confidence needs a level above the gate and a correlated pair (the
         // GCC-PHAT peak's height term): the level difference of unrelated sounds in the two
@@ -87,9 +98,12 @@ package final class DirectionEstimator {
             let coherence = Double(ConfidenceMapping.correlation(significance: delay.significance, peakHeight: delay.peakHeight))
             levelConfidence = loudness * coherence
         }
-        let levelCue = Cue(
-            lateral: model.lateral(leftRMS: levels.leftRMS, rightRMS: levels.rightRMS, highFrequencyILD: hfILD),
-            confidence: levelConfidence)
+        let levelLateral = model.kind == .binaural
+            ? model.lateral(
+                levelDifference: hfILD,
+                frequencyHz: spectra.meanFrequency(fromBin: highFrequencyBin, sampleRate: config.sampleRate))
+            : model.lateral(leftRMS: levels.leftRMS, rightRMS: levels.rightRMS, highFrequencyILD: hfILD)
+        let levelCue = Cue(lateral: levelLateral, confidence: levelConfidence)
 
         var fused = CueFusion.fuse(time: timeCue, level: levelCue, model: model)
         if !aboveGate { fused.confidence = 0 }

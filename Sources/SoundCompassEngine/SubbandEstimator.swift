@@ -25,6 +25,8 @@ package final class SubbandEstimator {
     private let binRanges: [(first: Int, last: Int)]
     /// Bands whose upper edge is above the spatial-aliasing limit `1/(2·maxDelay)`.
     private let aliased: [Bool]
+    /// The binaural model's low-frequency share of each bin (nil for the other models).
+    private let binShares: AlignedFloats?
 
     /// - Parameters:
     ///   - bands: the bands; those above 0.45·fs must already be dropped.
@@ -44,6 +46,8 @@ package final class SubbandEstimator {
         }
         let aliasingLimit = 1 / (2 * configuration.array.maximumDelaySeconds)
         self.aliased = bands.map { $0.high > aliasingLimit }
+        self.binShares = configuration.array.kind == .binaural
+            ? configuration.array.binLowFrequencyShares(fftSize: fftSize, sampleRate: fs) : nil
     }
 
     /// Filters `count` new samples that sit at `offset` in the analyzer's frame buffers.
@@ -78,7 +82,13 @@ package final class SubbandEstimator {
             let level = levels.levelDBFS
             let delay = gccPhat.estimateBand(
                 spectra, firstBin: binRanges[i].first, lastBin: binRanges[i].last, prior: aliased[i] ? prior : nil)
-            let timeCue = Cue(lateral: model.lateral(delay: delay.lagSamples / fs), confidence: Double(delay.confidence))
+            let firstBin = max(1, binRanges[i].first)
+            let bins = firstBin...max(firstBin, min(gccPhat.fftSize / 2 - 1, binRanges[i].last))
+            let timeLateral = binShares.map {
+                model.lateral(
+                    delay: delay.lagSamples / fs, lowFrequencyShare: spectra.lowFrequencyShare(shares: $0.baseAddress, bins: bins))
+            } ?? model.lateral(delay: delay.lagSamples / fs)
+            let timeCue = Cue(lateral: timeLateral, confidence: Double(delay.confidence))
             var levelConfidence = 0.0
             let usesLevel = model.kind == .coincident
                 || (model.kind == .binaural && band.low >= DirectionEstimator.highFrequencyEdge)
@@ -86,9 +96,11 @@ package final class SubbandEstimator {
                 let loudness = ConfidenceMapping.loudness(levelDBFS: level, gateDBFS: config.silenceGateDBFS)
                 levelConfidence = loudness * Double(ConfidenceMapping.coherence(delay.coherence))
             }
-            let levelCue = Cue(
-                lateral: model.lateral(leftRMS: levels.leftRMS, rightRMS: levels.rightRMS, highFrequencyILD: levels.ildDecibels),
-                confidence: levelConfidence)
+            // Binaural: the band's level difference read at its geometric centre frequency.
+            let levelLateral = model.kind == .binaural
+                ? model.lateral(levelDifference: levels.ildDecibels, frequencyHz: (band.low * band.high).squareRoot())
+                : model.lateral(leftRMS: levels.leftRMS, rightRMS: levels.rightRMS, highFrequencyILD: levels.ildDecibels)
+            let levelCue = Cue(lateral: levelLateral, confidence: levelConfidence)
             var fused = CueFusion.fuse(time: timeCue, level: levelCue, model: model)
             let audible = active && level >= config.silenceGateDBFS
             if !audible { fused.confidence = 0 }

@@ -218,3 +218,39 @@ struct OverlapTests {
         #expect(louder.azimuth(at: 4) == 20)
     }
 }
+
+struct TwoRegimeHeadTests {
+    /// The phase delay (seconds, right minus left) of a tone between the channels.
+    private func toneDelay(frequency: Double, azimuth: Double) -> Double {
+        let fs = 48000.0
+        let dry = Generators.tone(frequency: frequency, sampleRate: fs, count: 24000)
+        let signal = Microphones.renderTwoRegimeHead(dry, azimuth: azimuth, headRadius: 0.0875, crossoverHz: 500, sampleRate: fs)
+        // Phases over whole periods in the middle (away from the padding's edges).
+        func phase(_ x: [Float]) -> Double {
+            var re = 0.0, im = 0.0
+            let period = fs / frequency, start = 4000, count = Int((Double(16000) / period).rounded(.down) * period)
+            for i in start..<(start + count) {
+                let w = 2 * Double.pi * frequency * Double(i) / fs
+                re += Double(x[i]) * cos(w); im -= Double(x[i]) * sin(w)
+            }
+            return atan2(im, re)
+        }
+        var difference = phase(signal.left) - phase(signal.right)
+        while difference > .pi { difference -= 2 * .pi }
+        while difference < -.pi { difference += 2 * .pi }
+        return difference / (2 * Double.pi * frequency)
+    }
+
+    @Test("renderTwoRegimeHead: Kuhn's delay below the split, Woodworth's above", arguments: [30.0, -60])
+    func regimes(azimuth: Double) {
+        let theta = azimuth * Double.pi / 180
+        let r = 0.0875, c = 343.0
+        // Right minus left arrival: negative for a source on the right. Tones of whole periods
+        // (160 and 64 samples) on either side of the 500 Hz split, each with less than half a
+        // period of delay.
+        let low = toneDelay(frequency: 300, azimuth: azimuth)
+        let high = toneDelay(frequency: 750, azimuth: azimuth)
+        #expect(abs(low - (-3 * r / c * sin(theta))) < 2e-6, "300 Hz: \(low) s")
+        #expect(abs(high - (-r / c * (theta + sin(theta)))) < 2e-6, "750 Hz: \(high) s")
+    }
+}
