@@ -86,8 +86,11 @@ struct ArrayModelTests {
     func fusionArithmetic() {
         let binaural = ArrayModel(kind: .binaural)
         let fused = CueFusion.fuse(time: Cue(lateral: 0.7, confidence: 1), level: Cue(lateral: 0, confidence: 1), model: binaural)
-        // Weights 1/0.02² and 1/0.25²: the ITD dominates.
-        let expected = (0.7 / 0.0004) / (1 / 0.0004 + 1 / 0.0625)
+        // Weights 1/σ² and 1/0.25² with the binaural time cue's σ = 0.02·2cos θ/(1 + cos θ) at
+        // sin θ = 0.7 (0.0167): the ITD dominates.
+        let cosine = (1 - 0.49).squareRoot()
+        let sigma = 0.02 * 2 * cosine / (1 + cosine)
+        let expected = (0.7 / (sigma * sigma)) / (1 / (sigma * sigma) + 1 / 0.0625)
         #expect(abs(fused.lateral - expected) < 1e-12)
         #expect(abs(fused.confidence - 1) < 1e-12)
         let levelOnly = CueFusion.fuse(time: Cue(lateral: 0.9, confidence: 0), level: Cue(lateral: -0.4, confidence: 1), model: binaural)
