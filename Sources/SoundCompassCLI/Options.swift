@@ -57,7 +57,7 @@ struct AnalysisOptions: ParsableArguments {
         valueName: "file"))
     var profile: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Level-cue gain: tanh gain for coincident (default 12), dB at 90° for binaural (default 10).", valueName: "gain"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Level-cue gain: tanh gain for coincident (default 12); for binaural, the spherical head shadow's scale, 10 = the sphere's own (about 14 dB at 4 kHz at 90°).", valueName: "gain"))
     var ildGain: Double?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Frame length in samples, or milliseconds with 'ms' (default: about 43 ms, a power of two).", valueName: "n|Nms"), transform: FrameLength.parse)
