@@ -10,7 +10,11 @@ centre, at 0 = ahead (+y), negative left, positive right):
   * speech (espeak-ng, several sentences) at -60, -30, 0, 30, 60 degrees;
   * white noise sources at the same azimuths;
   * speech moving along an arc from -60 to +60 degrees (piecewise-static, 0.25 s steps);
-for RT60 in 0.2 ... 0.8 s and uncorrelated sensor noise at SNR 0 ... 30 dB.
+for RT60 in 0.2 ... 0.8 s and uncorrelated sensor noise at SNR 0 ... 30 dB;
+  * speech at -60, -40, -30, 0, 30, 60 degrees in diffuse noise ("diffuse"): 12 independent
+    pink-noise sources near the walls, rendered through the same room, mixed at SNR 0 ... 10 dB
+    (their summed power at the microphones against the talker's on its audible samples), plus
+    sensor noise 30 dB below the talker.
 
 For each condition it prints the median absolute error and the shares within 5 and 10
 degrees of
@@ -22,8 +26,12 @@ degrees of
     one estimate per 0.25 s block of STFT frames (nfft 512) over 200-4000 Hz, on the front
     half-plane (a pair cannot tell front from back), for blocks where the source is audible.
 
-Usage: Benchmarks/accuracy/evaluate.py [--quick] [--markdown] [--only KIND:RT60:SNR]
+Usage: Benchmarks/accuracy/evaluate.py [--quick] [--markdown] [--only KIND:RT60:SNR] [--cache DIR]
+  --only KIND:RT60:SNR   one condition, e.g. speech:0.6:10 or diffuse:0.3:0
+  --cache DIR            keep the room renders in DIR (keyed by their parameters) for re-runs
+The binary is .build/release/soundcompass, or $SOUNDCOMPASS_BINARY when set.
 """
+import hashlib
 import json
 import os
 import subprocess
@@ -36,7 +44,8 @@ from scipy.io import wavfile
 from scipy.signal import resample_poly
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BINARY = os.path.join(ROOT, ".build", "release", "soundcompass")
+BINARY = os.environ.get("SOUNDCOMPASS_BINARY") or os.path.join(ROOT, ".build", "release", "soundcompass")
+CACHE = None
 FS = 16000
 SPACING = 0.15
 ROOM = [6.0, 5.0, 3.0]
@@ -66,6 +75,66 @@ def speech(seconds):
 def white(seconds, seed):
     rng = np.random.default_rng(seed)
     return rng.standard_normal(int(seconds * FS)) * 0.05
+
+
+def pink(seconds, seed):
+    """Pink (1/f power) noise, RMS 0.05."""
+    rng = np.random.default_rng(seed)
+    n = int(seconds * FS)
+    spectrum = np.fft.rfft(rng.standard_normal(n))
+    f = np.fft.rfftfreq(n, 1 / FS)
+    spectrum[1:] /= np.sqrt(f[1:] / f[1])
+    spectrum[0] = 0
+    x = np.fft.irfft(spectrum, n)
+    return x / np.sqrt(np.mean(x ** 2)) * 0.05
+
+
+DIFFUSE_SOURCES = 12
+
+
+def wall_positions(count, seed):
+    """`count` points 0.3-0.5 m from the walls, spread around the room at 0.5-2.5 m height."""
+    rng = np.random.default_rng(seed)
+    perimeter = 2 * (ROOM[0] + ROOM[1])
+    points = []
+    for i in range(count):
+        s = (i + rng.uniform(0.2, 0.8)) / count * perimeter
+        inset = rng.uniform(0.3, 0.5)
+        if s < ROOM[0]:
+            x, y = s, inset
+        elif s < ROOM[0] + ROOM[1]:
+            x, y = ROOM[0] - inset, s - ROOM[0]
+        elif s < 2 * ROOM[0] + ROOM[1]:
+            x, y = ROOM[0] - (s - ROOM[0] - ROOM[1]), ROOM[1] - inset
+        else:
+            x, y = inset, ROOM[1] - (s - 2 * ROOM[0] - ROOM[1])
+        points.append([min(max(x, inset), ROOM[0] - inset), min(max(y, inset), ROOM[1] - inset),
+                       rng.uniform(0.5, 2.5)])
+    return points
+
+
+def cached(key, make):
+    """`make()` (an array), kept in CACHE under a hash of `key` when --cache is given."""
+    if CACHE is None:
+        return make()
+    path = os.path.join(CACHE, hashlib.sha1(repr(key).encode()).hexdigest()[:16] + ".npy")
+    if os.path.exists(path):
+        return np.load(path)
+    value = make()
+    np.save(path + ".tmp.npy", value)
+    os.replace(path + ".tmp.npy", path)
+    return value
+
+
+def diffuse_noise(seconds, rt60, seed):
+    """The two microphone signals of DIFFUSE_SOURCES independent pink-noise sources near the walls."""
+    def make():
+        r = room(rt60)
+        for i, p in enumerate(wall_positions(DIFFUSE_SOURCES, seed)):
+            r.add_source(p, signal=pink(seconds, seed * 100 + i))
+        r.simulate()
+        return r.mic_array.signals[:, :int(seconds * FS)]
+    return cached(("diffuse noise", seconds, rt60, seed, DIFFUSE_SOURCES, pra.__version__), make)
 
 
 def position(azimuth):
@@ -101,6 +170,15 @@ def render(dry, path_of_time, rt60, step=None):
         sig = r.mic_array.signals
         out[:, start:start + sig.shape[1]] += sig[:, : out.shape[1] - start]
     return out[:, :n]
+
+
+def add_diffuse(wet, dry_active, noise, snr, seed):
+    """`wet` plus `noise` scaled to `snr` dB below the talker's power on its audible samples,
+    plus sensor noise 30 dB below it."""
+    power = np.mean(wet[:, dry_active] ** 2)
+    noise = noise * np.sqrt(power / 10 ** (snr / 10) / np.mean(noise ** 2))
+    sensor = np.random.default_rng(seed).standard_normal(wet.shape) * np.sqrt(power / 1e3)
+    return wet + noise + sensor
 
 
 def add_noise(wet, dry_active, snr, seed):
@@ -172,6 +250,10 @@ def summary(errors):
 
 
 def main():
+    global CACHE
+    if "--cache" in sys.argv:
+        CACHE = sys.argv[sys.argv.index("--cache") + 1]
+        os.makedirs(CACHE, exist_ok=True)
     quick = "--quick" in sys.argv
     markdown = "--markdown" in sys.argv
     if not os.path.exists(BINARY):
@@ -183,10 +265,14 @@ def main():
     rt60s = [0.2, 0.6] if quick else [0.2, 0.4, 0.6, 0.8]
     snrs = [10, 30] if quick else [0, 10, 20, 30]
     azimuths = [-60, -30, 0, 30, 60]
+    diffuse_azimuths = [-60, -40, -30, 0, 30, 60]
     for rt60 in rt60s:
         for snr in snrs:
             conditions.append(("speech", rt60, snr))
     conditions += [("noise", 0.6, 10), ("moving speech", 0.2, 20), ("moving speech", 0.6, 10)]
+    conditions += [("diffuse", 0.3, snr) for snr in ([0, 10] if quick else [0, 5, 10])]
+    if not quick:
+        conditions.append(("diffuse", 0.6, 5))
     if "--only" in sys.argv:
         kind, rt, sn = sys.argv[sys.argv.index("--only") + 1].split(":")
         conditions = [(kind, float(rt), int(sn))]
@@ -199,18 +285,23 @@ def main():
         print("  ".join(header))
     for kind, rt60, snr in conditions:
         ours, ours_audible, theirs, heard, covered = [], [], {m: [] for m in methods}, 0, 0
-        runs = [None] if kind == "moving speech" else azimuths
+        runs = [None] if kind == "moving speech" else diffuse_azimuths if kind == "diffuse" else azimuths
         for k, azimuth in enumerate(runs):
             if kind == "moving speech":
                 dry = dry_speech
                 path = lambda t: float(np.clip(-60 + 120 * t / seconds, -60, 60))
-                wet = render(dry, path, rt60, step=0.25)
+                wet = cached(("moving", seconds, rt60, pra.__version__), lambda: render(dry, path, rt60, step=0.25))
             else:
-                dry = dry_speech if kind == "speech" else white(seconds, 7 + k)
+                dry = white(seconds, 7 + k) if kind == "noise" else dry_speech
                 path = lambda t, a=azimuth: float(a)
-                wet = render(dry, path, rt60)
+                wet = cached(("static", kind == "noise" and k, seconds, rt60, azimuth, pra.__version__),
+                             lambda: render(dry, path, rt60))
             active = activity(dry)
-            noisy = add_noise(wet, active, snr, seed=100 + k)
+            if kind == "diffuse":
+                noise = diffuse_noise(seconds, rt60, seed=200 + k)
+                noisy = add_diffuse(wet, active, noise, snr, seed=100 + k)
+            else:
+                noisy = add_noise(wet, active, snr, seed=100 + k)
             errors, audible_errors, h, c = soundcompass(noisy, path, active)
             ours += errors
             ours_audible += audible_errors
