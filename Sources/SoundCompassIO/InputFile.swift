@@ -136,9 +136,9 @@ enum InputFile {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// A byte count for messages: "512 kB", "3.4 GB" (decimal units).
+    /// A byte count for messages: "512 KiB", "2.8 GiB" (binary units, as the limits are).
     static func describe(bytes: Int) -> String {
-        let units = [(1e9, "GB"), (1e6, "MB"), (1e3, "kB")]
+        let units = [(1_073_741_824.0, "GiB"), (1_048_576.0, "MiB"), (1024.0, "KiB")]
         for (size, name) in units where Double(bytes) >= size {
             let value = Double(bytes) / size
             return "\(value < 10 ? formatTrimmed(value, 1) : String(Int(value.rounded()))) \(name)"
