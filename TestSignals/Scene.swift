@@ -175,17 +175,20 @@ public struct Scene: Sendable, Equatable {
         self.fade = fade
     }
 
-    /// Samples per channel.
-    public var sampleCount: Int { Int((duration * sampleRate).rounded()) }
+    /// Samples per channel (at most ``maximumSampleCount``; 0 for a duration that is not
+    /// positive and finite).
+    public var sampleCount: Int { sampleIndex(duration, limit: Self.maximumSampleCount) }
 
-    /// Renders the scene.
+    /// Renders the scene. Call ``validate()`` first on a scene built from user input: a scene
+    /// that fails it renders without trapping, but not necessarily as meant (times are
+    /// clamped to the scene).
     public func render() -> StereoSignal {
         let total = sampleCount
         var left = [Double](repeating: 0, count: total), right = [Double](repeating: 0, count: total)
         var active = [Bool](repeating: false, count: total)
         for source in sources {
-            let first = max(0, Int((source.start * sampleRate).rounded()))
-            let last = min(total, Int(((source.end ?? duration) * sampleRate).rounded()))
+            let first = sampleIndex(source.start, limit: total)
+            let last = sampleIndex(source.end ?? duration, limit: total)
             guard last > first else { continue }
             let count = last - first
             var dry = source.signal.render(

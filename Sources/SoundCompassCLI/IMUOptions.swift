@@ -46,7 +46,10 @@ struct IMUOptions: ParsableArguments {
     var imuOffset: Double?
 
     func validate() throws {
-        if let imuOffset, !imuOffset.isFinite { throw ValidationError("--imu-offset must be a number of seconds") }
+        if let imuOffset, !(imuOffset.isFinite && abs(imuOffset) <= IMUFormat.maximumOffsetSeconds) {
+            throw ValidationError(
+                "--imu-offset must be seconds within ±1e10 (Unix time fits), got \(imuOffset)")
+        }
         if imu == nil && (imuOffset != nil || imuYawSign.value != 1 || imuTimeUnit != .s || imuYawUnit != .deg) {
             throw ValidationError("--imu-time-unit, --imu-yaw-unit, --imu-yaw-sign and --imu-offset need --imu")
         }

@@ -1,4 +1,9 @@
 import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import SoundCompass
 import TestSignals
 
@@ -57,8 +62,8 @@ struct InputOptions: ParsableArguments {
 
     func validate() throws {
         if let rate, !(8000...768_000).contains(rate) { throw ValidationError("--rate must be 8000…768000 Hz, got \(rate)") }
-        if let rawChannels, !(1...1024).contains(rawChannels) {
-            throw ValidationError("--raw-channels must be 1…1024, got \(rawChannels)")
+        if let rawChannels, !(1...CaptureLimits.maximumChannelCount).contains(rawChannels) {
+            throw ValidationError("--raw-channels must be 1…\(CaptureLimits.maximumChannelCount), got \(rawChannels)")
         }
         if rawFormat == nil {
             if rate != nil { throw ValidationError("--rate applies to raw PCM only: give --raw-format too (a sound file's header says its rate)") }
@@ -87,6 +92,7 @@ struct InputOptions: ParsableArguments {
             }
             return try analysis.openDemoSession(imu: imu)
         }
+        Self.noteIfWaitingForWriter(file)
         var settings = analysis.settings
         settings.startSeconds = start?.seconds ?? 0
         settings.endSeconds = end?.seconds
@@ -105,6 +111,14 @@ struct InputOptions: ParsableArguments {
         }
     }
 
+    /// Says on stderr that opening `path` waits, when it is a FIFO: opening a FIFO blocks
+    /// until a program opens it for writing, which would otherwise look like a hang.
+    static func noteIfWaitingForWriter(_ path: String) {
+        var info = stat()
+        guard path != "-", stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFIFO else { return }
+        Diagnostics.note("\(path): a FIFO: waiting for a program to write to it (Ctrl-C to stop)")
+    }
+
     /// Runs `body`, adding to a raw input's errors the option that fixes them.
     static func explainingRawErrors<T>(_ body: () throws -> T) throws -> T {
         do {
@@ -113,6 +127,10 @@ struct InputOptions: ParsableArguments {
             switch error {
             case .rawChannelOutOfRange:
                 throw CLIFailure("\(error.description); give --raw-channels if the stream has more", status: .dataError)
+            case .periodTooLarge:
+                throw CLIFailure("\(error.description); give a smaller --period", status: .usage)
+            case .tooManyChannels:
+                throw CLIFailure(error.description, status: .usage)
             case .implausibleSamples(_, _, _, _, let likely?):
                 throw CLIFailure("\(error.description): give --raw-format \(likely.rawValue)", status: .dataError)
             default:

@@ -77,8 +77,12 @@ extension SoundCompassCommand {
                 throw ValidationError(
                     "--sample-format must be auto or one of \(PCMEncoding.preference.map(\.rawValue).joined(separator: ", ")), got \(sampleFormat)")
             }
-            if let rawChannels, !(1...1024).contains(rawChannels) {
-                throw ValidationError("--raw-channels must be 1…1024, got \(rawChannels)")
+            if let rawChannels, !(1...CaptureLimits.maximumChannelCount).contains(rawChannels) {
+                throw ValidationError("--raw-channels must be 1…\(CaptureLimits.maximumChannelCount), got \(rawChannels)")
+            }
+            if let period, let rawChannels, !CaptureLimits.periodFits(frames: period, channels: rawChannels) {
+                throw ValidationError(
+                    "--period \(period) × --raw-channels \(rawChannels) is more than the \(CaptureLimits.maximumPeriodSamples) samples a read may hold: give a smaller --period")
             }
             if input == nil && rawChannels != nil { throw ValidationError("--raw-channels applies to --input only") }
             if input == nil && rawFormat != nil { throw ValidationError("--raw-format applies to --input only (a device's format is --sample-format)") }
@@ -107,6 +111,7 @@ extension SoundCompassCommand {
             // The default period is the analysis hop, so every read completes one frame.
             // The hop does not depend on the array model, so the profile is not needed here.
             let period = self.period ?? analysis.settings.configuration(sampleRate: Double(rate)).hopLength
+            if let input { InputOptions.noteIfWaitingForWriter(input) }
             let capture: CaptureInput = if let input {
                 .rawPCM(path: input, encoding: rawFormat ?? .float32, channelCount: rawChannels ?? selection.count)
             } else {

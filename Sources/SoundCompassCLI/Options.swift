@@ -32,6 +32,9 @@ struct FrameLength: ExpressibleByArgument, CustomStringConvertible {
         guard let v = Int(text), v > 0 else {
             throw ArgumentProblem("give a positive number of samples (2048) or milliseconds with 'ms' (43ms)")
         }
+        guard v <= AnalysisConfiguration.maximumFrameLength else {
+            throw ArgumentProblem("\(v) samples is more than the \(AnalysisConfiguration.maximumFrameLength) a frame may hold")
+        }
         return FrameLength(value: Double(v), unit: .samples)
     }
 
@@ -84,11 +87,11 @@ struct AnalysisOptions: ParsableArguments {
     var response: TrackerResponse = .balanced
 
     func validate() throws {
-        if let spacing, !(spacing > 0 && spacing.isFinite && spacing <= 10) {
-            throw ValidationError("--spacing must be a positive distance in metres (at most 10), got \(spacing)")
+        if let spacing, !ArrayModel.spacingRange.contains(spacing) {
+            throw ValidationError("--spacing must be \(ArrayModel.spacingRange.lowerBound)…\(ArrayModel.spacingRange.upperBound) metres, got \(spacing)")
         }
-        if let headRadius, !(headRadius > 0 && headRadius.isFinite && headRadius <= 1) {
-            throw ValidationError("--head-radius must be a positive radius in metres (at most 1), got \(headRadius)")
+        if let headRadius, !ArrayModel.headRadiusRange.contains(headRadius) {
+            throw ValidationError("--head-radius must be \(ArrayModel.headRadiusRange.lowerBound)…\(ArrayModel.headRadiusRange.upperBound) metres, got \(headRadius)")
         }
         if profile != nil {
             let given = [
@@ -121,6 +124,11 @@ struct AnalysisOptions: ParsableArguments {
                 : "--channels needs two 1-based channel numbers as L,R (got \"\(channels)\")"
             throw CLIFailure("\(inputName): \(problem)", status: .usage)
         }
+        let limit = CaptureLimits.maximumChannelCount
+        guard left <= limit, right <= limit else {
+            throw CLIFailure(
+                "\(inputName): --channels \(max(left, right)) is more than the \(limit) channels supported", status: .usage)
+        }
         return (left, right)
     }
 
@@ -130,6 +138,11 @@ struct AnalysisOptions: ParsableArguments {
         if let channels, let count = Int(channels.trimmingCharacters(in: .whitespaces)) {
             guard count >= 2 else {
                 throw CLIFailure("\(inputName): --channels \(count): a stereo pair needs at least 2 channels", status: .usage)
+            }
+            guard count <= CaptureLimits.maximumChannelCount else {
+                throw CLIFailure(
+                    "\(inputName): --channels \(count) is more than the \(CaptureLimits.maximumChannelCount) channels supported",
+                    status: .usage)
             }
             return (nil, count)
         }

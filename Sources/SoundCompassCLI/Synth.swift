@@ -115,9 +115,11 @@ extension SoundCompassCommand {
                 throw ValidationError(
                     "--duration must be positive and at most \(Self.maximumSamples) samples (\(Self.maximumSamples / rate) s at \(rate) Hz)")
             }
-            guard spacing.isFinite, spacing > 0, spacing <= 10 else { throw ValidationError("--spacing must be in (0, 10] metres") }
-            guard headRadius.isFinite, headRadius > 0, headRadius <= 1 else {
-                throw ValidationError("--head-radius must be in (0, 1] metres")
+            guard ArrayModel.spacingRange.contains(spacing) else {
+                throw ValidationError("--spacing must be \(ArrayModel.spacingRange.lowerBound)…\(ArrayModel.spacingRange.upperBound) metres, got \(spacing)")
+            }
+            guard ArrayModel.headRadiusRange.contains(headRadius) else {
+                throw ValidationError("--head-radius must be \(ArrayModel.headRadiusRange.lowerBound)…\(ArrayModel.headRadiusRange.upperBound) metres, got \(headRadius)")
             }
             guard headIld.isFinite, abs(headIld) <= 40 else { throw ValidationError("--head-ild must be within ±40 dB") }
             guard channelDelay.isFinite, abs(channelDelay) <= 10_000 else {
@@ -129,6 +131,9 @@ extension SoundCompassCommand {
             let nyquist = Double(rate) / 2
             for spec in sources {
                 if let problem = spec.problem(nyquist: nyquist) { throw ValidationError("--source \(spec.text): \(problem)") }
+                if let start = spec.start, start >= duration {
+                    throw ValidationError("--source \(spec.text): it starts at \(formatSeconds(start)) s, at or after the end of the recording (\(formatSeconds(duration)) s)")
+                }
             }
             if let truth, truth != "none", truth == outputFile || LineSink.isSameFile(truth, outputFile) {
                 throw ValidationError("--truth names the output sound file")
@@ -148,6 +153,7 @@ extension SoundCompassCommand {
         func run() throws {
             try Diagnostics.reportingFailures {
                 let scene = makeScene()
+                do { try scene.validate() } catch { throw CLIFailure("\(outputFile): \(error)", status: .usage) }
                 if let overlap = scene.firstOverlap(), truth != "none" { Diagnostics.warning(Self.overlapWarning(overlap)) }
                 let listener = turn.map { RotatingListener(scene: scene, yaw: $0.motion) }
                 let rig = ChannelMismatch(delay: channelDelay * 1e-6, gainDecibels: channelGain)

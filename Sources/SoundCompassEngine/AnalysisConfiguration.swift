@@ -37,6 +37,8 @@ public struct AnalysisConfiguration: Sendable, Equatable {
     public static let minimumSampleRate = 8000.0
     /// Highest supported sample rate, Hz.
     public static let maximumSampleRate = 768_000.0
+    /// Longest analysis frame, samples (2²⁰: 22 s at 48 kHz).
+    public static let maximumFrameLength = 1 << 20
     /// Target frame duration of the default framing, seconds (about 43 ms, 2048 samples at 48 kHz).
     public static let defaultFrameDuration = 0.04267
 
@@ -82,7 +84,7 @@ public struct AnalysisConfiguration: Sendable, Equatable {
         }
         guard sampleRate <= Self.maximumSampleRate else { throw .sampleRateTooHigh(sampleRate) }
         guard frameLength >= 64 else { throw .frameTooShort(frameLength) }
-        guard frameLength <= 1 << 20 else { throw .frameTooLong(frameLength) }
+        guard frameLength <= Self.maximumFrameLength else { throw .frameTooLong(frameLength) }
         guard hopLength >= 1, hopLength <= frameLength else { throw .badHop(hopLength, frame: frameLength) }
         guard coherenceSmoothing >= 0, coherenceSmoothing <= 1 else { throw .badSmoothing(coherenceSmoothing) }
         guard tailDecayDecibelsPerSecond.isFinite, tailDecayDecibelsPerSecond >= 0 else { throw .badTailDecayRate(tailDecayDecibelsPerSecond) }
@@ -130,7 +132,7 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
         case .sampleRateTooHigh(let rate):
             "sample rate \(formatHertz(rate)) is above the supported maximum of 768000 Hz"
         case .frameTooShort(let n): "frame of \(n) samples is too short (minimum 64)"
-        case .frameTooLong(let n): "frame of \(n) samples is too long (maximum 1048576)"
+        case .frameTooLong(let n): "frame of \(n) samples is too long (maximum \(AnalysisConfiguration.maximumFrameLength))"
         case .badHop(let hop, let frame): "hop of \(hop) samples must be between 1 and the frame length (\(frame))"
         case .bandTooNarrow(let name, let frame): "band \(name) is narrower than two FFT bins of a \(frame)-sample frame"
         case .badSmoothing(let value): "coherence smoothing \(value) must be between 0 and 1"

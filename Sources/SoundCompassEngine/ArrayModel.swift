@@ -55,8 +55,8 @@ public struct ArrayModel: Sendable, Equatable {
 
     /// - Parameters:
     ///   - kind: the arrangement (default `.spaced`).
-    ///   - spacingMeters: microphone spacingMeters in metres (> 0).
-    ///   - headRadiusMeters: head radius in metres (> 0).
+    ///   - spacingMeters: microphone spacing in metres, within ``spacingRange`` (5 mm…5 m).
+    ///   - headRadiusMeters: head radius in metres, within ``headRadiusRange`` (1…50 cm).
     ///   - ildGain: level-cue gain; `nil` picks the kind's default (12 coincident, 10 dB binaural).
     ///   - speedOfSoundMetersPerSecond: m/s.
     ///   - delayOffsetSeconds: see ``delayOffsetSeconds``.
@@ -66,7 +66,10 @@ public struct ArrayModel: Sendable, Equatable {
         ildGain: Double? = nil, speedOfSoundMetersPerSecond: Double = defaultSpeedOfSound,
         delayOffsetSeconds: Double = 0, gainOffsetDecibels: Double = 0
     ) {
-        precondition(spacingMeters > 0 && headRadiusMeters > 0 && speedOfSoundMetersPerSecond > 0)
+        precondition(
+            Self.spacingRange.contains(spacingMeters) && Self.headRadiusRange.contains(headRadiusMeters)
+                && speedOfSoundMetersPerSecond > 0 && speedOfSoundMetersPerSecond.isFinite,
+            "spacing \(spacingMeters) m or head radius \(headRadiusMeters) m outside ArrayModel.spacingRange / headRadiusRange")
         self.kind = kind
         self.spacingMeters = spacingMeters
         self.headRadiusMeters = headRadiusMeters

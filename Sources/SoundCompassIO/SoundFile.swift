@@ -126,9 +126,40 @@ final class SoundFile {
         if size == 0 { throw .empty(path: path) }
         var info = SF_INFO()
         guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
+            if let problem = waveHeaderProblem(path: path) { throw .unusableHeader(path: path, problem: problem) }
             throw .unrecognized(path: path, reason: lastErrorMessage(nil))
         }
         return SoundFile(handle: handle, path: path, info: info)
+    }
+
+    /// What is wrong with a RIFF/WAVE file's `fmt ` chunk, when libsndfile refused the file and
+    /// the chunk states a rate or channel count no audio has (libsndfile then says only
+    /// "SF_INFO struct incomplete"); `nil` when the file is not such a WAV or the chunk looks sound.
+    static func waveHeaderProblem(path: String) -> String? {
+        guard let fd = try? InputFile.open(path, regularOnly: true) else { return nil }
+        defer { Glibc.close(fd) }
+        var bytes = [UInt8](repeating: 0, count: 4096)
+        let count = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        guard count >= 12 else { return nil }
+        func tag(_ at: Int) -> String { String(decoding: bytes[at..<at + 4], as: UTF8.self) }
+        func u32(_ at: Int) -> UInt32 { bytes[at..<at + 4].reversed().reduce(0) { $0 << 8 | UInt32($1) } }
+        guard ["RIFF", "RF64"].contains(tag(0)), tag(8) == "WAVE" else { return nil }
+        var chunk = 12
+        while chunk + 8 <= count {
+            let size = Int(u32(chunk + 4))
+            if tag(chunk) == "fmt " {
+                guard chunk + 16 <= count else { return nil }
+                let channels = Int(bytes[chunk + 10]) | Int(bytes[chunk + 11]) << 8
+                let rate = u32(chunk + 12)
+                if channels == 0 { return "the WAV header says the file has 0 channels" }
+                if Double(rate) < AnalysisConfiguration.minimumSampleRate || Double(rate) > AnalysisConfiguration.maximumSampleRate {
+                    return "the WAV header gives a sample rate of \(rate) Hz (SoundCompass reads \(Int(AnalysisConfiguration.minimumSampleRate))…\(Int(AnalysisConfiguration.maximumSampleRate)) Hz)"
+                }
+                return nil
+            }
+            chunk += 8 + size + (size & 1)
+        }
+        return nil
     }
 
     /// File formats the writer can produce.

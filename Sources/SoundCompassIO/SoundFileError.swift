@@ -47,6 +47,14 @@ public enum SoundFileError: Error, Equatable, CustomStringConvertible {
     case mostlyNonFinite(path: String, count: Int, total: Int, seconds: Double)
     /// The part asked for starts at `start` seconds, at or after the input's end (`length` seconds).
     case startBeyondEnd(path: String, start: Double, length: Double)
+    /// The header is recognised but states something no audio can have (a WAV saying 0 Hz or
+    /// 4 GHz, or 0 channels); `problem` says what.
+    case unusableHeader(path: String, problem: String)
+    /// Raw PCM said to have more channels per frame than ``CaptureLimits/maximumChannelCount``.
+    case tooManyChannels(path: String, channels: Int)
+    /// A period of `frames` frames of `channels` channels is above
+    /// ``CaptureLimits/maximumPeriodSamples``.
+    case periodTooLarge(path: String, frames: Int, channels: Int)
 
     /// The file the error is about.
     public var path: String {
@@ -55,7 +63,8 @@ public enum SoundFileError: Error, Equatable, CustomStringConvertible {
             .tooFewChannels(let p, _), .channelOutOfRange(let p, _, _), .sameChannelTwice(let p, _),
             .sampleRateTooLow(let p, _), .sampleRateTooHigh(let p, _), .readFailed(let p, _),
             .cannotCreate(let p, _), .writeFailed(let p, _), .needsSeeking(let p, _), .rawChannelOutOfRange(let p, _, _),
-            .implausibleSamples(let p, _, _, _, _), .mostlyNonFinite(let p, _, _, _), .startBeyondEnd(let p, _, _):
+            .implausibleSamples(let p, _, _, _, _), .mostlyNonFinite(let p, _, _, _), .startBeyondEnd(let p, _, _),
+            .tooManyChannels(let p, _), .periodTooLarge(let p, _, _), .unusableHeader(let p, _):
             p
         }
     }
@@ -87,6 +96,11 @@ public enum SoundFileError: Error, Equatable, CustomStringConvertible {
             "\(formatTrimmed(100 * Double(count) / Double(max(total, 1)), 1)) % of the samples are NaN/Inf (\(count) of \(total) in the first \(formatTrimmed(seconds, 1)) s); the file is damaged or its header misstates the encoding"
         case .startBeyondEnd(_, let start, let length):
             "the start, \(formatTrimmed(start, 3)) s, is at or after the end (\(formatTrimmed(length, 3)) s)"
+        case .unusableHeader(_, let problem): "unusable header: \(problem)"
+        case .tooManyChannels(_, let n):
+            "\(n) channels per frame is more than the \(CaptureLimits.maximumChannelCount) supported"
+        case .periodTooLarge(_, let frames, let channels):
+            "a period of \(frames) frames × \(channels) channels is more than the \(CaptureLimits.maximumPeriodSamples) samples a read may hold"
         }
     }
 

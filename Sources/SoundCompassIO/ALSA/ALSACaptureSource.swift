@@ -117,6 +117,11 @@ public final class ALSACaptureSource: CaptureSource {
         let offered = try pcm.capabilities()
         let pair = settings.channels ?? (1, 2)
         let needed = max(pair.left, pair.right, 2)
+        guard needed <= CaptureLimits.maximumChannelCount, (settings.channelCount ?? 0) <= CaptureLimits.maximumChannelCount else {
+            throw .unsupported(
+                device: device,
+                problem: "\(max(needed, settings.channelCount ?? 0)) channels is more than the \(CaptureLimits.maximumChannelCount) supported")
+        }
         let count = settings.channelCount ?? max(needed, offered.channels.lowerBound)
         guard count >= needed else {
             throw .unsupported(device: device, problem: "channel \(needed) does not exist (opening \(count) channels)")
@@ -150,6 +155,11 @@ public final class ALSACaptureSource: CaptureSource {
             periodsPerBuffer: settings.periodsPerBuffer)
         guard Double(stream.rate) >= AnalysisConfiguration.minimumSampleRate else {
             throw .unsupported(device: device, problem: "the device's nearest rate, \(stream.rate) Hz, is below 8000 Hz")
+        }
+        guard CaptureLimits.periodFits(frames: stream.periodFrames, channels: count) else {
+            throw .unsupported(
+                device: device,
+                problem: "a period of \(stream.periodFrames) frames × \(count) channels is more than the \(CaptureLimits.maximumPeriodSamples) samples a read may hold")
         }
         if stream.rate != settings.sampleRate {
             warnings.append("\(device): captures at \(stream.rate) Hz, not the \(settings.sampleRate) Hz asked for; analysing at \(stream.rate) Hz")

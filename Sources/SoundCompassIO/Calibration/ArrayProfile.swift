@@ -62,11 +62,19 @@ public struct ArrayProfile: Sendable, Equatable {
             gainOffsetDecibels: gainOffsetDecibels)
     }
 
-    /// Reads a profile file.
+    /// The `format` field of every profile.
+    public static let formatName = "soundcompass-profile"
+    /// The profile version this build writes and the newest it reads.
+    public static let currentVersion = 1
+
+    /// The largest profile file read, bytes (1 MiB; a profile is a few hundred bytes).
+    public static let maximumFileBytes = 1 << 20
+
+    /// Reads a profile file (a regular file of at most ``maximumFileBytes``).
     /// - Throws: ``ProfileError`` naming the file and the problem.
     public static func load(path: String) throws(ProfileError) -> ArrayProfile {
         let text: String
-        do { text = try InputFile.readText(path) } catch {
+        do { text = try InputFile.readText(path, limit: maximumFileBytes) } catch {
             switch error {
             case .notFound: throw .notFound(path: path)
             case .unreadable(let reason): throw .unreadable(path: path, reason: reason)
@@ -82,30 +90,45 @@ public struct ArrayProfile: Sendable, Equatable {
         do {
             file = try JSONDecoder().decode(ProfileFile.self, from: Data(text.utf8))
         } catch let error as DecodingError {
+            if case .dataCorrupted = error, let number = ProfileError.outOfRangeNumber(in: text) {
+                throw .invalid(path: path, problem: "not valid JSON: the number \(number) is out of range")
+            }
             throw .invalid(path: path, problem: ProfileError.describe(error))
         } catch {
             throw .invalid(path: path, problem: "not a profile (\(error))")
         }
-        guard let kind = ArrayModel.Kind(rawValue: file.array) else {
-            throw .invalid(path: path, problem: "array \"\(file.array)\" is not one of spaced, binaural, coincident")
-        }
         func check(_ ok: Bool, _ problem: String) throws(ProfileError) {
             if !ok { throw .invalid(path: path, problem: problem) }
         }
-        try check(file.spacing_m.isFinite && file.spacing_m > 0 && file.spacing_m <= 10, "spacing_m \(file.spacing_m) is not a spacing in metres (0…10)")
+        if let format = file.format {
+            try check(format == formatName, "format \"\(format)\" is not \"\(formatName)\"")
+        }
+        if let version = file.version {
+            try check(version >= 1 && version == version.rounded(), "version \(version) is not a profile version (1)")
+            try check(version <= Double(currentVersion), "version \(Int(version)) is newer than this soundcompass reads (\(currentVersion)); update soundcompass")
+        }
+        guard let kind = ArrayModel.Kind(rawValue: file.array) else {
+            throw .invalid(path: path, problem: "array \"\(file.array)\" is not one of spaced, binaural, coincident")
+        }
+        let spacings = ArrayModel.spacingRange, radii = ArrayModel.headRadiusRange
+        try check(spacings.contains(file.spacing_m), "spacing_m \(file.spacing_m) is not a spacing in metres (\(spacings.lowerBound)…\(spacings.upperBound))")
         if let r = file.head_radius_m {
-            try check(r.isFinite && r > 0 && r <= 1, "head_radius_m \(r) is not a radius in metres (0…1)")
+            try check(radii.contains(r), "head_radius_m \(r) is not a head radius in metres (\(radii.lowerBound)…\(radii.upperBound))")
         }
         try check(file.delay_offset_us.isFinite && abs(file.delay_offset_us) <= 10_000, "delay_offset_us \(file.delay_offset_us) is beyond ±10000 µs")
         try check(file.gain_offset_db.isFinite && abs(file.gain_offset_db) <= 40, "gain_offset_db \(file.gain_offset_db) is beyond ±40 dB")
         if let g = file.ild_gain { try check(g.isFinite && g > 0 && g <= 1000, "ild_gain \(g) must be positive") }
-        try check(file.sample_rate.isFinite && file.sample_rate > 0, "sample_rate \(file.sample_rate) is not a rate in Hz")
+        try check(
+            file.sample_rate >= AnalysisConfiguration.minimumSampleRate && file.sample_rate <= AnalysisConfiguration.maximumSampleRate,
+            "sample_rate \(file.sample_rate) is not a rate in Hz (\(Int(AnalysisConfiguration.minimumSampleRate))…\(Int(AnalysisConfiguration.maximumSampleRate)))")
         let c = file.speed_of_sound_m_s ?? ArrayModel.defaultSpeedOfSound
         try check(c.isFinite && c >= 100 && c <= 2000, "speed_of_sound_m_s \(c) is not a speed of sound")
         var profile = ArrayProfile(model: ArrayModel(kind: kind), sampleRate: file.sample_rate, fitted: [])
         profile.spacingMeters = file.spacing_m
         profile.headRadiusMeters = kind == .binaural ? (file.head_radius_m ?? file.spacing_m / 2) : nil
-        try check(kind != .binaural || profile.headRadiusMeters! <= 1, "spacing_m \(file.spacing_m) is too wide for a head")
+        try check(
+            kind != .binaural || radii.contains(profile.headRadiusMeters!),
+            "spacing_m \(file.spacing_m) does not fit a head (radius \(radii.lowerBound)…\(radii.upperBound) m)")
         profile.delayOffsetMicroseconds = file.delay_offset_us
         profile.gainOffsetDecibels = file.gain_offset_db
         profile.ildGain = kind == .spaced ? nil : file.ild_gain
@@ -126,8 +149,8 @@ public struct ArrayProfile: Sendable, Equatable {
             return String(decoding: bytes, as: UTF8.self)
         }
         var lines = [
-            "\"format\": \"soundcompass-profile\"",
-            "\"version\": 1",
+            "\"format\": \"\(Self.formatName)\"",
+            "\"version\": \(Self.currentVersion)",
             "\"array\": \(string(array.rawValue))",
             "\"spacing_m\": \(number(spacingMeters, 5))",
         ]
@@ -149,6 +172,8 @@ public struct ArrayProfile: Sendable, Equatable {
 
 /// The JSON fields, as decoded.
 private struct ProfileFile: Decodable {
+    var format: String?
+    var version: Double?
     var array: String
     var spacing_m: Double
     var head_radius_m: Double?
@@ -183,15 +208,54 @@ public enum ProfileError: Error, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The first number in `text` (outside strings) too large for a `Double`, such as `1e400`,
+    /// which JSON allows and Foundation refuses without saying why.
+    static func outOfRangeNumber(in text: String) -> String? {
+        var inString = false, escaped = false, token = ""
+        func check() -> String? {
+            defer { token = "" }
+            guard let value = Double(token), value.isInfinite else { return nil }
+            return token
+        }
+        for c in text {
+            if inString {
+                if escaped { escaped = false } else if c == "\\" { escaped = true } else if c == "\"" { inString = false }
+                continue
+            }
+            if c == "\"" { inString = true; continue }
+            if c.isNumber || c == "-" || c == "+" || c == "." || c == "e" || c == "E" {
+                token.append(c)
+            } else if let found = check() {
+                return found
+            }
+        }
+        return check()
+    }
+
+    /// What each field holds, for messages; fields not listed are numbers.
+    private static let fieldKinds = [
+        "format": "a string", "array": "a string", "recording": "a string", "fitted": "a list of strings",
+    ]
+
     static func describe(_ error: DecodingError) -> String {
         func field(_ path: [any CodingKey]) -> String { path.map(\.stringValue).joined(separator: ".") }
+        func expected(_ path: [any CodingKey]) -> String {
+            // An element of `fitted` is a string; any other field is what `fieldKinds` says.
+            if path.count > 1 { return "a string" }
+            return path.first.flatMap { fieldKinds[$0.stringValue] } ?? "a number"
+        }
         switch error {
         case .keyNotFound(let key, _): return "missing field \"\(key.stringValue)\""
-        case .typeMismatch(let type, let context):
-            return "field \"\(field(context.codingPath))\" should be \(type == String.self ? "a string" : type == [String].self ? "a list of strings" : "a number")"
+        case .typeMismatch(_, let context):
+            if context.codingPath.isEmpty { return "a profile is a JSON object ({ \"array\": …, … }), not a list or a single value" }
+            return "field \"\(field(context.codingPath))\" should be \(expected(context.codingPath))"
         case .valueNotFound(_, let context): return "field \"\(field(context.codingPath))\" is null"
         case .dataCorrupted(let context):
-            return context.codingPath.isEmpty ? "not valid JSON" : "field \"\(field(context.codingPath))\" is not valid"
+            // Foundation says why (a number out of range, a stray character) in its description.
+            let detail = context.debugDescription.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+            let why = detail.isEmpty || detail.count > 120 ? "" : ": \(detail)"
+            return context.codingPath.isEmpty
+                ? "not valid JSON\(why)" : "field \"\(field(context.codingPath))\" is not valid\(why)"
         @unknown default: return "not a profile"
         }
     }

@@ -63,7 +63,7 @@ public final class LiveAnalysis {
         precondition(source.sampleRate == analyzer.configuration.sampleRate, "source and analyzer rates differ")
         self.source = source
         self.analyzer = analyzer
-        self.sampleLimit = duration.map { Int(($0 * source.sampleRate).rounded()) }
+        self.sampleLimit = duration.flatMap { sampleCount(seconds: $0, sampleRate: source.sampleRate) }
         left = .allocate(capacity: source.periodFrames)
         right = .allocate(capacity: source.periodFrames)
     }

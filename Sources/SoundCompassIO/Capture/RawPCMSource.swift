@@ -68,6 +68,12 @@ public final class RawPCMSource: CaptureSource {
     ) throws(SoundFileError) {
         precondition(periodFrames > 0)
         let label = path == "-" ? "standard input" : path
+        guard channelCount <= CaptureLimits.maximumChannelCount else {
+            throw .tooManyChannels(path: label, channels: channelCount)
+        }
+        guard CaptureLimits.periodFits(frames: periodFrames, channels: channelCount) else {
+            throw .periodTooLarge(path: label, frames: periodFrames, channels: channelCount)
+        }
         let pair: (left: Int, right: Int)
         do {
             pair = try SoundFileReader.channelPair(channels, swap: swap, of: channelCount, path: label)

@@ -85,16 +85,19 @@ public struct IMULog {
         return lines
     }
 
-    /// Opens a log for reading (`O_RDONLY` plus `flags`).
+    /// The largest IMU log read whole, bytes (512 MiB: a day of 100 Hz rows of about 60 bytes).
+    public static let maximumFileBytes = 1 << 29
+
+    /// Opens a log for reading (`O_RDONLY` plus `flags`); it must be a regular file.
     /// - Throws: ``IMUError/notFound(path:)``, or ``IMUError/unreadable(path:reason:)`` for
     ///   any other failure and for a directory.
     static func openLog(_ path: String, flags: Int32 = 0) throws(IMUError) -> Int32 {
-        do { return try InputFile.open(path, flags: flags) } catch { throw IMUError(path: path, failure: error) }
+        do { return try InputFile.open(path, flags: flags, regularOnly: true) } catch { throw IMUError(path: path, failure: error) }
     }
 
     /// The whole file as text.
     static func readText(_ path: String) throws(IMUError) -> String {
-        do { return try InputFile.readText(path) } catch { throw IMUError(path: path, failure: error) }
+        do { return try InputFile.readText(path, limit: maximumFileBytes) } catch { throw IMUError(path: path, failure: error) }
     }
 }
 

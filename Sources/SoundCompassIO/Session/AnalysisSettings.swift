@@ -11,14 +11,15 @@ public struct AnalysisSettings: Sendable {
         /// A duration in milliseconds (> 0), rounded to whole samples.
         case milliseconds(Double)
 
-        /// The length in samples at `sampleRate` Hz, at least 1 and capped at 2³⁰ (far beyond
-        /// any valid frame, so absurd values reach the configuration check instead of overflowing).
+        /// The length in samples at `sampleRate` Hz, at least 1 and capped at 2⁶⁰ (far beyond
+        /// any valid frame, so absurd values reach the configuration check, which names them,
+        /// instead of overflowing).
         public func samples(at sampleRate: Double) -> Int {
             let samples = switch self {
             case .samples(let count): Double(count)
             case .milliseconds(let ms): (ms / 1000 * sampleRate).rounded()
             }
-            return Int(max(1, min(samples, Double(1 << 30))))
+            return Int(max(1, min(samples, Double(1 << 60))))
         }
     }
 

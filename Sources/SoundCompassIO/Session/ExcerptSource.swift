@@ -23,8 +23,8 @@ final class ExcerptSource: StereoSource {
     ///   length is known and the start is not before it.
     init(_ base: any StereoSource, startSeconds: Double, endSeconds: Double?) throws(SoundFileError) {
         self.base = base
-        startFrame = Int((startSeconds * base.sampleRate).rounded())
-        endFrame = endSeconds.map { Int(($0 * base.sampleRate).rounded()) }
+        startFrame = sampleCount(seconds: startSeconds, sampleRate: base.sampleRate) ?? 0
+        endFrame = endSeconds.flatMap { sampleCount(seconds: $0, sampleRate: base.sampleRate) }
         if let total = base.expectedFrameCount, startFrame >= total {
             throw .startBeyondEnd(path: base.name, start: startSeconds, length: Double(total) / base.sampleRate)
         }

@@ -33,11 +33,14 @@ public struct TruthTrack: Sendable {
         maximumGapSeconds = 0
     }
 
-    /// Reads a truth CSV file.
+    /// The largest truth CSV read, bytes (512 MiB: a day of rows every 10 ms is about 100 MB).
+    public static let maximumFileBytes = 1 << 29
+
+    /// Reads a truth CSV file (a regular file of at most ``maximumFileBytes``).
     /// - Throws: ``TruthError`` naming the file (and the line).
     public init(path: String) throws(TruthError) {
         let text: String
-        do { text = try InputFile.readText(path) } catch {
+        do { text = try InputFile.readText(path, limit: Self.maximumFileBytes) } catch {
             switch error {
             case .notFound: throw .notFound(path: path)
             case .unreadable(let reason): throw .unreadable(path: path, reason: reason)
