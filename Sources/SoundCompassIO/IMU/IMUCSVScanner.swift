@@ -14,9 +14,8 @@ import Musl
 /// after a closing quote is added to the cell. A row holds at most ``maximumRowBytes`` bytes,
 /// so a file without line breaks cannot make it grow without bound.
 ///
-/// The current row is read through ``cellCount``, ``cell(_:)`` and ``number(_:)`` while the
-/// row callback runs; the storage is reused, so scanning does not allocate once it has grown
-/// to the longest row.
+/// Each row is handed to a callback as an ``IMUCSVRow`` that lives only during the call; the
+/// storage is reused, so scanning does not allocate once it has grown to the longest row.
 package final class IMUCSVScanner {
     /// The longest row accepted, bytes (line breaks inside quoted cells included; its own
     /// line end not).
@@ -39,7 +38,7 @@ package final class IMUCSVScanner {
     }
 
     private var state = State.cellStart
-    /// Bytes of the current row's cells, one after another.
+    /// Bytes of the current row's cells, one after another, each followed by a NUL.
     private var bytes: [UInt8] = []
     /// Where each finished cell of the current row starts and ends in ``bytes`` (trimmed).
     private var starts: [Int] = []
@@ -48,14 +47,10 @@ package final class IMUCSVScanner {
     private var cellStart = 0
     /// Bytes of the current row so far, as in the file.
     private var rowBytes = 0
-    /// The current row is complete (and not yet forgotten).
-    private var rowComplete = false
     /// The last byte was a CR ending a line: an LF next is the same line end.
     private var afterCR = false
     /// Bytes of a byte-order mark matched at the start of the stream; `nil` once past it.
     private var bomMatched: Int? = 0
-    /// NUL-terminated copy of a cell for `strtod`.
-    private var scratch: [CChar] = []
 
     private static let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
 
@@ -69,75 +64,27 @@ package final class IMUCSVScanner {
         bytes.reserveCapacity(256)
         starts.reserveCapacity(16)
         ends.reserveCapacity(16)
-        scratch.reserveCapacity(64)
-    }
-
-    // MARK: - The current row
-
-    /// Cells in the current row.
-    package var cellCount: Int { starts.count }
-
-    /// Cell `index` of the current row, trimmed, as text (invalid UTF-8 repaired).
-    package func cell(_ index: Int) -> String {
-        String(decoding: bytes[starts[index]..<ends[index]], as: UTF8.self)
-    }
-
-    /// True when cell `index` is empty (after trimming).
-    package func cellIsEmpty(_ index: Int) -> Bool { starts[index] == ends[index] }
-
-    /// Every cell of the current row, as text.
-    package var cells: [String] { (0..<cellCount).map(cell) }
-
-    /// Cell `index` read as a decimal (or hexadecimal) floating-point number, as `strtod` reads
-    /// it in the C locale, with nothing else in the cell; `nil` when it is not one. NaN and
-    /// infinities are returned as such.
-    package func number(_ index: Int) -> Double? {
-        let start = starts[index], end = ends[index]
-        guard start < end else { return nil }
-        let first = bytes[start]
-        // strtod skips leading white space; a cell starting with a line break is not a number.
-        guard first != 9 && first != 10 && first != 11 && first != 12 && first != 13 && first != 32 else { return nil }
-        scratch.removeAll(keepingCapacity: true)
-        for i in start..<end {
-            let byte = bytes[i]
-            guard byte != 0 else { return nil }
-            scratch.append(CChar(bitPattern: byte))
-        }
-        scratch.append(0)
-        return scratch.withUnsafeBufferPointer { buffer -> Double? in
-            var stop: UnsafeMutablePointer<CChar>?
-            let value = strtod(buffer.baseAddress!, &stop)
-            guard let stop, stop - UnsafeMutablePointer(mutating: buffer.baseAddress!) == end - start else { return nil }
-            return value
-        }
     }
 
     // MARK: - Scanning
 
-    /// Scans `input` from `position` until a row is complete (a line end outside quotes) or the
-    /// input is used up. A partial row is kept for the next call, or for ``finishRow()``.
-    /// - Parameters:
-    ///   - input: any piece of the stream.
-    ///   - position: where to start; on return, after the bytes scanned.
-    /// - Returns: true when a row is complete: read it before the next call.
-    /// - Throws: ``Failure/rowTooLong(line:)`` when the row grows past ``maximumRowBytes``.
-    package func scanRow(_ input: UnsafeBufferPointer<UInt8>, from position: inout Int) throws(Failure) -> Bool {
-        if rowComplete { startRow() }
+    /// Scans `input` (any piece of the stream) and calls `row` for each row completed by a line
+    /// end. A partial last row is kept for the next call, or for ``finish(row:)``.
+    /// - Throws: ``Failure/rowTooLong(line:)`` when a row grows past ``maximumRowBytes``, or
+    ///   what `row` throws (the row's end has then been scanned).
+    package func scan<E: Error>(_ input: UnsafeBufferPointer<UInt8>, row: (IMUCSVRow) throws(E) -> Void) throws(ScanError<E>) {
         // Work on locals: a class's stored properties are checked for exclusive access on
         // every use, which would cost more than the scanning itself.
         var bytes = self.bytes, starts = self.starts, ends = self.ends
         self.bytes = []; self.starts = []; self.ends = []
         var state = self.state, cellStart = self.cellStart, rowBytes = self.rowBytes, afterCR = self.afterCR
-        var line = self.line, bomMatched = self.bomMatched
-        var i = position
-        var complete = false
+        var line = self.line, rowLine = self.rowLine, bomMatched = self.bomMatched
+        var i = 0
         defer {
             self.bytes = bytes; self.starts = starts; self.ends = ends
             self.state = state; self.cellStart = cellStart; self.rowBytes = rowBytes; self.afterCR = afterCR
-            self.line = line
+            self.line = line; self.rowLine = rowLine
             self.bomMatched = bomMatched
-            self.rowComplete = complete
-            position = i
         }
         func endCell() {
             var s = cellStart, e = bytes.count
@@ -145,6 +92,7 @@ package final class IMUCSVScanner {
             while e > s && (bytes[e - 1] == 32 || bytes[e - 1] == 9) { e -= 1 }
             starts.append(s)
             ends.append(e)
+            bytes.append(0)
             cellStart = bytes.count
         }
         // Bytes of a partial byte-order mark that turned out to be data: `held` of `partialMark`.
@@ -178,7 +126,7 @@ package final class IMUCSVScanner {
                     // The LF of a CR LF: the line was counted at the CR.
                     if state == .quoted {
                         rowBytes += 1
-                        if rowBytes > Self.maximumRowBytes { throw .rowTooLong(line: rowLine) }
+                        if rowBytes > Self.maximumRowBytes { throw .scanner(.rowTooLong(line: rowLine)) }
                         bytes.append(byte)
                     }
                     continue
@@ -189,11 +137,18 @@ package final class IMUCSVScanner {
                 line += 1
                 afterCR = byte == 13
                 state = .cellStart
-                complete = true
-                return true
+                let result = Self.hand(bytes: bytes, starts: starts, ends: ends, line: rowLine, to: row)
+                bytes.removeAll(keepingCapacity: true)
+                starts.removeAll(keepingCapacity: true)
+                ends.removeAll(keepingCapacity: true)
+                cellStart = 0
+                rowBytes = 0
+                rowLine = line
+                if let result { throw .row(result) }
+                continue
             }
             rowBytes += 1
-            if rowBytes > Self.maximumRowBytes { throw .rowTooLong(line: rowLine) }
+            if rowBytes > Self.maximumRowBytes { throw .scanner(.rowTooLong(line: rowLine)) }
             switch state {
             case .cellStart:
                 if byte == 44 {
@@ -236,32 +191,98 @@ package final class IMUCSVScanner {
                 }
             }
         }
-        return false
     }
 
-    /// Completes the partial row at the end of the stream (a last line without a line end).
-    /// - Returns: true when there was one: read it as a row.
-    package func finishRow() -> Bool {
-        if rowComplete { startRow() }
-        guard rowBytes > 0 else { return false }
+    /// Calls `row` with a view of a row; returns what it threw.
+    private static func hand<E: Error>(
+        bytes: [UInt8], starts: [Int], ends: [Int], line: Int, to row: (IMUCSVRow) throws(E) -> Void
+    ) -> E? {
+        bytes.withUnsafeBufferPointer { b in
+            starts.withUnsafeBufferPointer { s in
+                ends.withUnsafeBufferPointer { e in
+                    do throws(E) {
+                        try row(IMUCSVRow(bytes: b, starts: s, ends: e, line: line))
+                        return nil
+                    } catch {
+                        return error
+                    }
+                }
+            }
+        }
+    }
+
+    /// Why ``scan(_:row:)`` stopped: the scanner's failure or the row callback's error.
+    package enum ScanError<E: Error>: Error {
+        case scanner(Failure)
+        case row(E)
+    }
+
+    /// Completes the partial row at the end of the stream (a last line without a line end)
+    /// and calls `row` with it, if there is one.
+    package func finish<E: Error>(row: (IMUCSVRow) throws(E) -> Void) throws(E) {
+        guard rowBytes > 0 else { return }
         var s = cellStart, e = bytes.count
         while s < e && (bytes[s] == 32 || bytes[s] == 9) { s += 1 }
         while e > s && (bytes[e - 1] == 32 || bytes[e - 1] == 9) { e -= 1 }
         starts.append(s)
         ends.append(e)
-        state = .cellStart
-        rowComplete = true
-        return true
-    }
-
-    /// Forgets the completed row and starts the next on the current line.
-    private func startRow() {
+        bytes.append(0)
+        let result = Self.hand(bytes: bytes, starts: starts, ends: ends, line: rowLine, to: row)
         bytes.removeAll(keepingCapacity: true)
         starts.removeAll(keepingCapacity: true)
         ends.removeAll(keepingCapacity: true)
         cellStart = 0
         rowBytes = 0
+        state = .cellStart
         rowLine = line
-        rowComplete = false
+        if let result { throw result }
+    }
+}
+
+/// One row of an ``IMUCSVScanner``, valid only during the callback it is handed to.
+package struct IMUCSVRow {
+    let bytes: UnsafeBufferPointer<UInt8>
+    let starts: UnsafeBufferPointer<Int>
+    let ends: UnsafeBufferPointer<Int>
+    /// The line the row starts on, 1-based.
+    package let line: Int
+
+    /// Cells in the row.
+    package var cellCount: Int { starts.count }
+
+    /// True when cell `index` is empty (after trimming).
+    package func cellIsEmpty(_ index: Int) -> Bool { starts[index] == ends[index] }
+
+    /// True when every cell is empty (a blank line, or only commas and spaces).
+    package var isBlank: Bool {
+        for i in 0..<starts.count where starts[i] != ends[i] { return false }
+        return true
+    }
+
+    /// Cell `index`, trimmed, as text (invalid UTF-8 repaired).
+    package func cell(_ index: Int) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: bytes[starts[index]..<ends[index]]), as: UTF8.self)
+    }
+
+    /// Every cell, as text.
+    package var cells: [String] { (0..<cellCount).map(cell) }
+
+    /// Cell `index` read as a decimal (or hexadecimal) floating-point number, as `strtod` reads
+    /// it in the C locale, with nothing else in the cell; `nil` when it is not one. NaN and
+    /// infinities are returned as such.
+    package func number(_ index: Int) -> Double? {
+        let start = starts[index], end = ends[index]
+        guard start < end else { return nil }
+        let first = bytes[start]
+        // strtod skips leading white space; a cell starting with a line break is not a number.
+        guard first != 9 && first != 10 && first != 11 && first != 12 && first != 13 && first != 32 else { return nil }
+        // Every cell is followed by a NUL (after any trailing spaces), so strtod stops there at
+        // the latest; a NUL inside the cell stops it early and fails the check.
+        let base = UnsafeRawPointer(bytes.baseAddress! + start).assumingMemoryBound(to: CChar.self)
+        var stop: UnsafeMutablePointer<CChar>?
+        let value = strtod(base, &stop)
+        let expected: UnsafePointer<CChar> = base + (end - start)
+        guard let stop, UnsafePointer(stop) == expected else { return nil }
+        return value
     }
 }

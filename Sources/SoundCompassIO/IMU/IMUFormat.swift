@@ -101,9 +101,9 @@ package enum IMUColumns: Sendable, Equatable {
     /// for a logger that never wraps its yaw; beyond it a row is skipped.
     package static let yawLimitDegrees = 1e6
 
-    /// Reads the scanner's current row: time in the IMU's unit and yaw in degrees as logged
+    /// Reads a row: time in the IMU's unit and yaw in degrees as logged
     /// (sign not applied).
-    func values(of row: IMUCSVScanner, format: IMUFormat) throws(IMUProblem) -> (time: Double, yaw: Double) {
+    func values(of row: IMUCSVRow, format: IMUFormat) throws(IMUProblem) -> (time: Double, yaw: Double) {
         func number(_ index: Int, _ name: String) throws(IMUProblem) -> Double {
             guard index < row.cellCount else { throw IMUProblem("no \(name) (the row has \(row.cellCount) cells)") }
             guard !row.cellIsEmpty(index) else { throw IMUProblem("\(name) is empty") }

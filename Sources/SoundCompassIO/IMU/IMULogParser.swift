@@ -42,17 +42,15 @@ package final class IMULogParser {
     /// - Throws: ``IMUError/badHeader(path:line:problem:)`` when the header lacks a column,
     ///   ``IMUError/lineTooLong(path:line:limit:)`` when a row is too long.
     package func consume(_ bytes: UnsafeBufferPointer<UInt8>, row: (Double, Double, Int) -> Void) throws(IMUError) {
-        var position = 0
-        while true {
-            let complete: Bool
-            do { complete = try scanner.scanRow(bytes, from: &position) } catch {
-                switch error {
-                case .rowTooLong(let line):
-                    throw IMUError.lineTooLong(path: path, line: line, limit: IMUCSVScanner.maximumRowBytes)
-                }
+        do {
+            try scanner.scan(bytes) { (cells) throws(IMUError) in try read(cells, row: row) }
+        } catch {
+            switch error {
+            case .scanner(.rowTooLong(let line)):
+                throw IMUError.lineTooLong(path: path, line: line, limit: IMUCSVScanner.maximumRowBytes)
+            case .row(let error):
+                throw error
             }
-            guard complete else { return }
-            try read(row: row)
         }
     }
 
@@ -67,28 +65,25 @@ package final class IMULogParser {
 
     /// Reads the last line when it has no line end: call once the whole file has been consumed.
     package func finish(row: (Double, Double, Int) -> Void) throws(IMUError) {
-        if scanner.finishRow() { try read(row: row) }
+        try scanner.finish { (cells) throws(IMUError) in try read(cells, row: row) }
     }
 
-    /// Reads the scanner's completed row: the header, a blank line, or a data row.
-    private func read(row: (Double, Double, Int) -> Void) throws(IMUError) {
-        let line = scanner.rowLine
-        var blank = true
-        for i in 0..<scanner.cellCount where !scanner.cellIsEmpty(i) { blank = false; break }
-        if blank { return }
+    /// Reads a row: the header, a blank line, or a data row.
+    private func read(_ cells: IMUCSVRow, row: (Double, Double, Int) -> Void) throws(IMUError) {
+        if cells.isBlank { return }
         guard let columns else {
-            switch IMUColumns.find(in: scanner.cells) {
+            switch IMUColumns.find(in: cells.cells) {
             case .success(let found): columns = found
-            case .failure(let problem): throw IMUError.badHeader(path: path, line: line, problem: problem)
+            case .failure(let problem): throw IMUError.badHeader(path: path, line: cells.line, problem: problem)
             }
             return
         }
         rowCount += 1
         do {
-            let values = try columns.values(of: scanner, format: format)
-            row(values.time * format.timeUnit.seconds, values.yaw * format.yawSign, line)
+            let values = try columns.values(of: cells, format: format)
+            row(values.time * format.timeUnit.seconds, values.yaw * format.yawSign, cells.line)
         } catch {
-            skip(line: line, problem: error)
+            skip(line: cells.line, problem: error)
         }
     }
 
