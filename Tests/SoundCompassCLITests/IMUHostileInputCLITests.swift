@@ -14,7 +14,7 @@ struct IMUHostileInputCLITests {
         var log: String { directory.path("imu.csv") }
 
         init() throws {
-            let synth = try CLI.run(["synth", wav, "--source", "noise@30", "--duration", "1", "--truth", "none"])
+            let synth = try CLI.run(["synth", wav, "--duration", "1", "--truth", "none"])
             #expect(synth.status == 0, "\(synth.stderr)")
         }
 
