@@ -9,11 +9,20 @@ import Musl
 package enum NumberFormatting {
     private static let powers: [Double] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000]
 
-    /// Appends `value` rounded to `decimals` (0…7) places, e.g. `-12.35`. Non-finite values
-    /// (which the engine never produces) are written as `0` so the output stays valid JSON/CSV.
+    /// Appends `value` rounded to `decimals` (0…7) places, e.g. `-12.35`. A non-finite value
+    /// is written as what it is, `nan`, `inf` or `-inf`, never as a number: the record writers
+    /// check first and write `null`, an empty CSV cell or a dash instead (Docs/OutputFormat.md).
     package static func appendFixed(_ value: Double, decimals: Int, to out: inout [UInt8]) {
         precondition(decimals >= 0 && decimals < powers.count)
-        guard value.isFinite else { out.append(UInt8(ascii: "0")); return }
+        guard value.isFinite else {
+            if value.isNaN {
+                out.append(contentsOf: [UInt8(ascii: "n"), UInt8(ascii: "a"), UInt8(ascii: "n")])
+            } else {
+                if value < 0 { out.append(UInt8(ascii: "-")) }
+                out.append(contentsOf: [UInt8(ascii: "i"), UInt8(ascii: "n"), UInt8(ascii: "f")])
+            }
+            return
+        }
         let scale = powers[decimals]
         let scaled = (abs(value) * scale).rounded()
         guard scaled < 9e15 else {
@@ -78,6 +87,7 @@ package func formatFixed(_ value: Double, _ places: Int) -> String {
 
 /// An angle in degrees for messages: whole degrees with a sign, "+20", "−5", "0".
 package func formatDegrees(_ value: Double) -> String {
+    guard value.isFinite else { return formatFixed(value, 0) }
     let r = Int(value.rounded())
     return r > 0 ? "+\(r)" : r < 0 ? "−\(-r)" : "0"
 }

@@ -64,7 +64,9 @@ public final class YawTimeline {
             return nil
         }
         guard time > last.time else { return .notLater(previous: last.time) }
-        samples.append(Sample(time: time, yaw: last.yaw + Self.wrap(yaw - last.yaw)))
+        // Wrapped before subtracting, so that no finite yaw can overflow: the step is at most
+        // 180°, and adding it to a finite yaw stays finite.
+        samples.append(Sample(time: time, yaw: last.yaw + Self.wrap(Self.wrap(yaw) - Self.wrap(last.yaw))))
         return nil
     }
 
@@ -92,7 +94,9 @@ public final class YawTimeline {
         let a = samples[cursor], b = samples[cursor + 1]
         let span = b.time - a.time
         guard span <= maximumGapSeconds else { return nil }
-        return a.yaw + (b.yaw - a.yaw) * (time - a.time) / span
+        let yaw = a.yaw + (b.yaw - a.yaw) * (time - a.time) / span
+        assert(yaw.isFinite, "YawTimeline interpolated a non-finite yaw")
+        return yaw
     }
 
     /// Drops the samples that a question at `time` or later no longer needs (all but the last one at

@@ -139,7 +139,7 @@ extension RecordWriter {
     /// bearing (mirrored onto the front from behind); no marker without a bearing.
     private func appendBar(_ r: AnalysisRecord, _ bearing: Bool, cells: Int) {
         var marker = -1
-        if bearing {
+        if bearing && r.azimuth.isFinite {
             var azimuth = r.azimuth
             if azimuth > 90 { azimuth = 180 - azimuth } else if azimuth < -90 { azimuth = -180 - azimuth }
             marker = Int(((max(-90, min(90, azimuth)) + 90) / 180 * Double(cells - 1)).rounded())
@@ -165,8 +165,10 @@ extension RecordWriter {
     /// Formats `value` into ``digits`` ("+" before a positive value when `sign`).
     /// - Returns: its length.
     @discardableResult
+    /// A non-finite value (which the engine never produces) is a dash, never a number.
     private func formatted(_ value: Double, _ decimals: Int, sign: Bool = false) -> Int {
         digits.removeAll(keepingCapacity: true)
+        guard value.isFinite else { digits.append(UInt8(ascii: "-")); return 1 }
         if sign && value >= 0 && (value * pow(10, Double(decimals))).rounded() != 0 { digits.append(UInt8(ascii: "+")) }
         NumberFormatting.appendFixed(value, decimals: decimals, to: &digits)
         return digits.count

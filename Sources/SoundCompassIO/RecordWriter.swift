@@ -168,23 +168,23 @@ public final class RecordWriter {
     /// (bare, empty for none). The same decimals in both.
     private func appendValue(_ field: RecordField, of r: AnalysisRecord, json: Bool) {
         switch field {
-        case .time: NumberFormatting.appendFixed(r.time, decimals: 6, to: &line)
-        case .azimuth: NumberFormatting.appendFixed(r.azimuth, decimals: 2, to: &line)
-        case .rawAzimuth: NumberFormatting.appendFixed(r.rawAzimuth, decimals: 2, to: &line)
-        case .lateral: NumberFormatting.appendFixed(r.lateral, decimals: 4, to: &line)
-        case .confidence: NumberFormatting.appendFixed(r.confidence, decimals: 3, to: &line)
-        case .ildDecibels: NumberFormatting.appendFixed(r.ildDecibels, decimals: 2, to: &line)
-        case .itdMicroseconds: NumberFormatting.appendFixed(r.itdMicroseconds, decimals: 1, to: &line)
-        case .levelDBFS: NumberFormatting.appendFixed(r.levelDBFS, decimals: 1, to: &line)
+        case .time: appendNumber(r.time, decimals: 6, json: json)
+        case .azimuth: appendNumber(r.azimuth, decimals: 2, json: json)
+        case .rawAzimuth: appendNumber(r.rawAzimuth, decimals: 2, json: json)
+        case .lateral: appendNumber(r.lateral, decimals: 4, json: json)
+        case .confidence: appendNumber(r.confidence, decimals: 3, json: json)
+        case .ildDecibels: appendNumber(r.ildDecibels, decimals: 2, json: json)
+        case .itdMicroseconds: appendNumber(r.itdMicroseconds, decimals: 1, json: json)
+        case .levelDBFS: appendNumber(r.levelDBFS, decimals: 1, json: json)
         case .active: appendStatic(r.active ? "true" : "false")
         case .hemisphere:
             if json { NumberFormatting.appendJSONString(r.hemisphere.rawValue, to: &line) } else { line.append(contentsOf: r.hemisphere.rawValue.utf8) }
         case .yaw: appendOptional(r.yaw, null: json ? "null" : "")
         case .worldAzimuth: appendOptional(r.worldAzimuth, null: json ? "null" : "")
-        case .itdConfidence: NumberFormatting.appendFixed(r.itdConfidence, decimals: 3, to: &line)
-        case .ildConfidence: NumberFormatting.appendFixed(r.ildConfidence, decimals: 3, to: &line)
-        case .dominantHz: NumberFormatting.appendFixed(r.dominantHz, decimals: 1, to: &line)
-        case .noiseFloorDBFS: NumberFormatting.appendFixed(r.noiseFloorDBFS, decimals: 1, to: &line)
+        case .itdConfidence: appendNumber(r.itdConfidence, decimals: 3, json: json)
+        case .ildConfidence: appendNumber(r.ildConfidence, decimals: 3, json: json)
+        case .dominantHz: appendNumber(r.dominantHz, decimals: 1, json: json)
+        case .noiseFloorDBFS: appendNumber(r.noiseFloorDBFS, decimals: 1, json: json)
         case .bands: break
         }
     }
@@ -198,11 +198,11 @@ public final class RecordWriter {
             for (i, band) in r.bands.enumerated() {
                 if i > 0 { appendStatic(",") }
                 appendStatic("{\"name\":"); NumberFormatting.appendJSONString(band.name, to: &line)
-                appendStatic(",\"low_hz\":"); NumberFormatting.appendFixed(band.lowHz, decimals: 1, to: &line)
-                appendStatic(",\"high_hz\":"); NumberFormatting.appendFixed(band.highHz, decimals: 1, to: &line)
-                appendStatic(",\"azimuth\":"); NumberFormatting.appendFixed(band.azimuth, decimals: 2, to: &line)
-                appendStatic(",\"confidence\":"); NumberFormatting.appendFixed(band.confidence, decimals: 3, to: &line)
-                appendStatic(",\"level_dbfs\":"); NumberFormatting.appendFixed(band.levelDBFS, decimals: 1, to: &line)
+                appendStatic(",\"low_hz\":"); appendNumber(band.lowHz, decimals: 1, json: true)
+                appendStatic(",\"high_hz\":"); appendNumber(band.highHz, decimals: 1, json: true)
+                appendStatic(",\"azimuth\":"); appendNumber(band.azimuth, decimals: 2, json: true)
+                appendStatic(",\"confidence\":"); appendNumber(band.confidence, decimals: 3, json: true)
+                appendStatic(",\"level_dbfs\":"); appendNumber(band.levelDBFS, decimals: 1, json: true)
                 appendStatic(band.loudest ? ",\"loudest\":true}" : ",\"loudest\":false}")
             }
             appendStatic("]")
@@ -212,7 +212,17 @@ public final class RecordWriter {
 
     /// A bearing in degrees with two decimals, or `null` when there is none.
     private func appendOptional(_ value: Double?, null: StaticString) {
-        if let value { NumberFormatting.appendFixed(value, decimals: 2, to: &line) } else { appendStatic(null) }
+        if let value, value.isFinite { NumberFormatting.appendFixed(value, decimals: 2, to: &line) } else { appendStatic(null) }
+    }
+
+    /// `value` with `decimals` places; a non-finite value (which the engine never produces) as
+    /// "no value", never as a number: `null` in JSON, an empty cell in CSV.
+    private func appendNumber(_ value: Double, decimals: Int, json: Bool) {
+        if value.isFinite {
+            NumberFormatting.appendFixed(value, decimals: decimals, to: &line)
+        } else if json {
+            appendStatic("null")
+        }
     }
 
     private func appendCSV(_ r: AnalysisRecord) {
@@ -224,9 +234,9 @@ public final class RecordWriter {
             if !firstField { line.append(comma) }
             firstField = false
             if let band = r.bands.first(where: { $0.name == name }) {
-                NumberFormatting.appendFixed(band.azimuth, decimals: 2, to: &line); line.append(comma)
-                NumberFormatting.appendFixed(band.confidence, decimals: 3, to: &line); line.append(comma)
-                NumberFormatting.appendFixed(band.levelDBFS, decimals: 1, to: &line)
+                appendNumber(band.azimuth, decimals: 2, json: false); line.append(comma)
+                appendNumber(band.confidence, decimals: 3, json: false); line.append(comma)
+                appendNumber(band.levelDBFS, decimals: 1, json: false)
             } else {
                 appendStatic("0,0,-160.0")
             }

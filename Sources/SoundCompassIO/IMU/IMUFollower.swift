@@ -9,8 +9,10 @@ import Musl
 /// the rows that have arrived into a ``YawTimeline``.
 ///
 /// Call ``poll(now:)`` between audio periods: it reads whatever has been appended (without
-/// waiting), parses the complete lines and keeps a partial last line for the next call. Only
-/// the last couple of seconds of yaw are kept, so a session can run for days.
+/// waiting), parses the complete lines (ending in LF, CR LF or CR) and keeps a partial last
+/// line for the next call. Only the last couple of seconds of yaw are kept, and a line longer
+/// than ``IMUCSVScanner/maximumRowBytes`` is an error, so a session can run for days whatever
+/// the file holds.
 ///
 /// **Clock.** With an ``IMUFormat/offset``, rows go to `IMU time · unit + offset` as for a whole
 /// file. Without one (`nil`), the newest row of the first poll that finds any is taken to be
@@ -27,7 +29,6 @@ public final class IMUFollower {
 
     private let parser: IMULogParser
     private let descriptor: Int32
-    private var pending: [UInt8] = []
     private var chunk = [UInt8](repeating: 0, count: 1 << 16)
     private var batch: [(time: Double, yaw: Double, line: Int)] = []
     private var reportedSkips = 0
@@ -48,7 +49,6 @@ public final class IMUFollower {
         self.offset = offset
         self.parser = IMULogParser(path: path, format: format)
         self.timeline = YawTimeline(capacity: 4096)
-        pending.reserveCapacity(1 << 16)
         batch.reserveCapacity(1024)
     }
 
@@ -56,9 +56,11 @@ public final class IMUFollower {
 
     /// Reads what has been appended since the last call and adds its rows to ``timeline``.
     /// - Parameter now: the stream time reached, seconds on the audio clock.
-    /// - Throws: ``IMUError/badHeader(path:line:problem:)`` when the header lacks a column, or
-    ///   ``IMUError/unreadable(path:reason:)`` when reading fails.
+    /// - Throws: ``IMUError/badHeader(path:line:problem:)`` when the header lacks a column,
+    ///   ``IMUError/lineTooLong(path:line:limit:)`` when a line is too long (the file is not an
+    ///   IMU log), or ``IMUError/unreadable(path:reason:)`` when reading fails.
     public func poll(now: Double) throws(IMUError) {
+        batch.removeAll(keepingCapacity: true)
         while true {
             let n = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if n < 0 {
@@ -67,23 +69,37 @@ public final class IMUFollower {
                 throw IMUError.unreadable(path: path, reason: String(cString: strerror(errno)))
             }
             if n == 0 { break }
-            pending.append(contentsOf: chunk[0..<n])
-            if n < chunk.count { break }
-        }
-        // Complete lines end in LF (or CR LF): a CR alone at the end may be half of a pair.
-        guard let lastBreak = pending.lastIndex(of: 10) else { return }
-        let text = String(decoding: pending[...lastBreak], as: UTF8.self)
-        pending.removeFirst(lastBreak + 1)
-        batch.removeAll(keepingCapacity: true)
-        try parser.consume(text) { time, yaw, line in batch.append((time, yaw, line)) }
-        if offset == nil, let newest = batch.last { offset = now - newest.time }
-        if let offset {
-            for row in batch {
-                if parser.append(time: row.time, yaw: row.yaw, line: row.line, offset: offset, to: timeline) {
-                    usableRows += 1
+            // The parser keeps a partial last line itself (at most a row's limit of it).
+            let result = chunk.withUnsafeBufferPointer { buffer in
+                Result { () throws(IMUError) in
+                    try parser.consume(UnsafeBufferPointer(rebasing: buffer[0..<n])) { time, yaw, line in
+                        batch.append((time, yaw, line))
+                    }
                 }
             }
+            try result.get()
+            if offset != nil { add(now: now) }
+            if n < chunk.count { break }
         }
+        if offset == nil, let newest = batch.last { offset = now - newest.time }
+        add(now: now)
+    }
+
+    /// Adds the rows read (once the offset is known) and drops what no frame will ask for.
+    private func add(now: Double) {
+        guard let offset else {
+            // Until a row arrives there is no clock: keep only the rows the newest could need.
+            if batch.count > 65_536, let newest = batch.last {
+                batch.removeAll { $0.time < newest.time - 2 * Self.history }
+            }
+            return
+        }
+        for row in batch {
+            if parser.append(time: row.time, yaw: row.yaw, line: row.line, offset: offset, to: timeline) {
+                usableRows += 1
+            }
+        }
+        batch.removeAll(keepingCapacity: true)
         timeline.discard(before: now - Self.history)
     }
 

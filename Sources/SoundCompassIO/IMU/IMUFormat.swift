@@ -94,28 +94,52 @@ package enum IMUColumns: Sendable, Equatable {
             "no orientation columns (expected yaw or heading, or qw, qx, qy, qz; found \(found))"))
     }
 
-    /// Reads one row: time in the IMU's unit and yaw in degrees as logged (sign not applied).
-    func values(of row: [String], format: IMUFormat) throws(IMUProblem) -> (time: Double, yaw: Double) {
+    /// The largest time accepted, seconds either way (after the unit): about 317 years, room
+    /// for Unix time; beyond it a row is skipped, so that no sum or difference of times overflows.
+    package static let timeLimitSeconds = 1e10
+    /// The largest yaw accepted, degrees either way (after the unit): nearly 2,800 turns, room
+    /// for a logger that never wraps its yaw; beyond it a row is skipped.
+    package static let yawLimitDegrees = 1e6
+
+    /// Reads a row: time in the IMU's unit and yaw in degrees as logged
+    /// (sign not applied).
+    func values(of row: IMUCSVRow, format: IMUFormat) throws(IMUProblem) -> (time: Double, yaw: Double) {
         func number(_ index: Int, _ name: String) throws(IMUProblem) -> Double {
-            guard index < row.count else { throw IMUProblem("no \(name) (the row has \(row.count) cells)") }
-            let text = row[index].trimmed()
-            guard !text.isEmpty else { throw IMUProblem("\(name) is empty") }
-            guard let value = Double(text) else { throw IMUProblem("\(name) \"\(text.prefix(24))\" is not a number") }
-            guard value.isFinite else { throw IMUProblem("\(name) is \(text)") }
+            guard index < row.cellCount else { throw IMUProblem("no \(name) (the row has \(row.cellCount) cells)") }
+            guard !row.cellIsEmpty(index) else { throw IMUProblem("\(name) is empty") }
+            guard let value = row.number(index) else { throw IMUProblem("\(name) \"\(row.cell(index).prefix(24))\" is not a number") }
+            guard value.isFinite else { throw IMUProblem("\(name) is \(row.cell(index).prefix(24))") }
             return value
         }
+        let time: Double
+        let yaw: Double
         switch self {
         case .yaw(let t, let y):
-            let time = try number(t, "time"), yaw = try number(y, "yaw")
-            return (time, format.yawUnit == .rad ? yaw * 180 / Double.pi : yaw)
+            time = try number(t, "time")
+            let logged = try number(y, "yaw")
+            yaw = format.yawUnit == .rad ? logged * 180 / Double.pi : logged
+            guard abs(yaw) <= Self.yawLimitDegrees else {
+                throw IMUProblem("yaw \(row.cell(y).prefix(24)) is out of range (at most 1000000 degrees either way)")
+            }
         case .quaternion(let t, let w, let x, let y, let z):
-            let time = try number(t, "time")
+            time = try number(t, "time")
             let qw = try number(w, "qw"), qx = try number(x, "qx"), qy = try number(y, "qy"), qz = try number(z, "qz")
             let norm = (qw * qw + qx * qx + qy * qy + qz * qz).squareRoot()
             guard norm > 0.5 && norm < 1.5 else {
-                throw IMUProblem("quaternion (\(qw), \(qx), \(qy), \(qz)) is not a rotation (length \(formatSeconds(norm)), not 1)")
+                let length = norm.isFinite ? formatSeconds(norm) : "far from 1"
+                throw IMUProblem("quaternion (\(qw), \(qx), \(qy), \(qz)) is not a rotation (length \(length), not 1)")
             }
-            return (time, IMUFormat.yawDegrees(w: qw / norm, x: qx / norm, y: qy / norm, z: qz / norm))
+            yaw = IMUFormat.yawDegrees(w: qw / norm, x: qx / norm, y: qy / norm, z: qz / norm)
+        }
+        guard abs(time * format.timeUnit.seconds) <= Self.timeLimitSeconds else {
+            throw IMUProblem("time \(row.cell(Self.timeIndex(self)).prefix(24)) is out of range (at most 1e10 s either way)")
+        }
+        return (time, yaw)
+    }
+
+    private static func timeIndex(_ columns: IMUColumns) -> Int {
+        switch columns {
+        case .yaw(let t, _), .quaternion(let t, _, _, _, _): t
         }
     }
 }
@@ -138,6 +162,8 @@ public enum IMUError: Error, Sendable, Equatable, CustomStringConvertible {
     case badHeader(path: String, line: Int, problem: IMUProblem)
     /// There is a header but no rows after it.
     case noRows(path: String)
+    /// A line (a row, with the line breaks inside its quoted cells) is longer than `limit` bytes.
+    case lineTooLong(path: String, line: Int, limit: Int)
     /// Every row was unusable; the first problem and how many rows had one.
     case noUsableRows(path: String, line: Int, problem: IMUProblem, rows: Int)
     /// The IMU's time span, put on the audio clock, misses the audio altogether.
@@ -146,6 +172,7 @@ public enum IMUError: Error, Sendable, Equatable, CustomStringConvertible {
     public var path: String {
         switch self {
         case .notFound(let p), .unreadable(let p, _), .empty(let p), .badHeader(let p, _, _), .noRows(let p),
+            .lineTooLong(let p, _, _),
             .noUsableRows(let p, _, _, _), .noOverlap(let p, _, _, _, _, _, _):
             p
         }
@@ -158,6 +185,8 @@ public enum IMUError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unreadable(let p, let reason): return "\(p): cannot read the IMU log: \(reason)"
         case .empty(let p): return "\(p): IMU log is empty (expected a header row, then one row per reading)"
         case .badHeader(let p, let line, let problem): return "\(p): line \(line): \(problem)"
+        case .lineTooLong(let p, let line, let limit):
+            return "\(p): line \(line): longer than \(limit) bytes, far more than an IMU row needs (is this a CSV IMU log?)"
         case .noRows(let p): return "\(p): IMU log has a header but no rows (line 2 on is empty)"
         case .noUsableRows(let p, let line, let problem, let rows):
             return "\(p): no usable IMU rows: line \(line): \(problem)"

@@ -36,16 +36,23 @@ public struct IMULog {
     ///   - path: the name to give in messages.
     ///   - format: units, sign and offset.
     public init(text: String, path: String, format: IMUFormat) throws(IMUError) {
-        guard text.contains(where: { !$0.isWhitespace }) else { throw IMUError.empty(path: path) }
+        var text = text
         let parser = IMULogParser(path: path, format: format)
-        let timeline = YawTimeline(capacity: text.utf8.reduce(0) { $1 == 10 ? $0 + 1 : $0 } + 1)
+        let timeline = YawTimeline()  // grows as rows come (reserving a row per line would let blank lines cost memory)
         var first = Int.max, last = 0
-        try parser.consume(text) { time, yaw, line in
-            if parser.append(time: time, yaw: yaw, line: line, offset: format.offsetSeconds, to: timeline) {
-                first = min(first, line)
-                last = line
+        let result = text.withUTF8 { bytes in
+            Result { () throws(IMUError) in
+                let row = { (time: Double, yaw: Double, line: Int) in
+                    if parser.append(time: time, yaw: yaw, line: line, offset: format.offsetSeconds, to: timeline) {
+                        first = min(first, line)
+                        last = line
+                    }
+                }
+                try parser.consume(bytes, row: row)
+                try parser.finish(row: row)
             }
         }
+        try result.get()
         if parser.columns == nil { throw IMUError.empty(path: path) }
         if parser.rowCount == 0 { throw IMUError.noRows(path: path) }
         guard timeline.count > 0 else {

@@ -1,12 +1,13 @@
 import SoundCompassEngine
-import CSV
 
-/// Reads IMU CSV text, header first, and hands on each usable row: IMU time in seconds and yaw
+/// Reads IMU CSV, header first, and hands on each usable row: IMU time in seconds and yaw
 /// in degrees growing clockwise (units and sign applied; the clock offset is the caller's).
 ///
-/// Text may come in pieces (a file that is still being written): pass complete lines only.
-/// Rows that cannot be used are counted and the first few kept for warnings. Line numbers are
-/// those of the file, 1-based, counting the lines inside quoted cells.
+/// Bytes may come in pieces (a file that is still being written): a row is read once its line
+/// end has arrived, and ``finish(row:)`` reads a last line without one. Rows that cannot be used
+/// are counted and the first few kept for warnings. Line numbers are those of the file,
+/// 1-based, counting the lines inside quoted cells. A row longer than
+/// ``IMUCSVScanner/maximumRowBytes`` stops the reading with an error.
 package final class IMULogParser {
     /// The file, for messages.
     package let path: String
@@ -23,46 +24,66 @@ package final class IMULogParser {
     /// Skipped rows kept for messages.
     package static let keptSkips = 5
 
+    private let scanner = IMUCSVScanner()
+
     /// The next line to be read, 1-based.
-    package private(set) var nextLine = 1
+    package var nextLine: Int { scanner.line }
 
     package init(path: String, format: IMUFormat) {
         self.path = path
         self.format = format
     }
 
-    /// Parses complete lines of CSV and calls `row` for each usable data row.
+    /// Parses a piece of the CSV and calls `row` for each usable data row whose line end has
+    /// arrived.
     /// - Parameters:
-    ///   - text: whole lines (each ending in a line break, except perhaps the file's last).
+    ///   - bytes: the next bytes of the file.
     ///   - row: takes (IMU time in seconds, yaw in degrees growing clockwise, line number).
-    /// - Throws: ``IMUError/badHeader(path:line:problem:)`` when the header lacks a column.
-    package func consume(_ text: String, row: (Double, Double, Int) -> Void) throws(IMUError) {
-        guard !text.isEmpty else { return }
-        let reader: CSVReader
+    /// - Throws: ``IMUError/badHeader(path:line:problem:)`` when the header lacks a column,
+    ///   ``IMUError/lineTooLong(path:line:limit:)`` when a row is too long.
+    package func consume(_ bytes: UnsafeBufferPointer<UInt8>, row: (Double, Double, Int) -> Void) throws(IMUError) {
         do {
-            reader = try CSVReader(string: text, hasHeaderRow: false, trimFields: true)
+            try scanner.scan(bytes) { (cells) throws(IMUError) in try read(cells, row: row) }
         } catch {
-            throw IMUError.unreadable(path: path, reason: "\(error)")
+            switch error {
+            case .scanner(.rowTooLong(let line)):
+                throw IMUError.lineTooLong(path: path, line: line, limit: IMUCSVScanner.maximumRowBytes)
+            case .row(let error):
+                throw error
+            }
         }
-        while let cells = reader.next() {
-            let line = nextLine
-            // A row spans one line plus the line breaks inside its quoted cells.
-            nextLine += 1 + cells.reduce(0) { $0 + $1.reduce(0) { $1.isNewline ? $0 + 1 : $0 } }
-            if cells.allSatisfy({ $0.trimmed().isEmpty }) { continue }  // blank line
-            guard let columns else {
-                switch IMUColumns.find(in: cells) {
-                case .success(let found): columns = found
-                case .failure(let problem): throw IMUError.badHeader(path: path, line: line, problem: problem)
-                }
-                continue
+    }
+
+    /// Parses `text` as the next piece of the CSV (see ``consume(_:row:)-(UnsafeBufferPointer<UInt8>,_)``).
+    package func consume(_ text: String, row: (Double, Double, Int) -> Void) throws(IMUError) {
+        var text = text
+        let result = text.withUTF8 { bytes in
+            Result { () throws(IMUError) in try consume(bytes, row: row) }
+        }
+        try result.get()
+    }
+
+    /// Reads the last line when it has no line end: call once the whole file has been consumed.
+    package func finish(row: (Double, Double, Int) -> Void) throws(IMUError) {
+        try scanner.finish { (cells) throws(IMUError) in try read(cells, row: row) }
+    }
+
+    /// Reads a row: the header, a blank line, or a data row.
+    private func read(_ cells: IMUCSVRow, row: (Double, Double, Int) -> Void) throws(IMUError) {
+        if cells.isBlank { return }
+        guard let columns else {
+            switch IMUColumns.find(in: cells.cells) {
+            case .success(let found): columns = found
+            case .failure(let problem): throw IMUError.badHeader(path: path, line: cells.line, problem: problem)
             }
-            rowCount += 1
-            do {
-                let values = try columns.values(of: cells, format: format)
-                row(values.time * format.timeUnit.seconds, values.yaw * format.yawSign, line)
-            } catch {
-                skip(line: line, problem: error)
-            }
+            return
+        }
+        rowCount += 1
+        do {
+            let values = try columns.values(of: cells, format: format)
+            row(values.time * format.timeUnit.seconds, values.yaw * format.yawSign, cells.line)
+        } catch {
+            skip(line: cells.line, problem: error)
         }
     }
 
