@@ -83,8 +83,10 @@ package struct ActivityDetector: Sendable {
     package init(configuration: ActivityConfiguration = ActivityConfiguration(), hopDuration: Double) {
         self.configuration = configuration
         self.hopDuration = hopDuration
+        // Two trackers of their own (not a copy sharing its minima until the first write).
         floor = NoiseFloorTracker(window: configuration.floorWindow, riseRate: configuration.floorRiseRate, hopDuration: hopDuration)
-        speechBandFloor = floor
+        speechBandFloor = NoiseFloorTracker(
+            window: configuration.floorWindow, riseRate: configuration.floorRiseRate, hopDuration: hopDuration)
     }
 
     /// Forgets the floors and the hangover.
