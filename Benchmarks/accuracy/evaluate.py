@@ -26,9 +26,18 @@ degrees of
     one estimate per 0.25 s block of STFT frames (nfft 512) over 200-4000 Hz, on the front
     half-plane (a pair cannot tell front from back), for blocks where the source is audible.
 
+The column "frame recall / precision" scores SoundCompass's activity decision frame by frame
+against `frame_truth()` (the dry source within 30 dB of its loudest frame, on SoundCompass's own
+frames, delayed by the direct path): recall = active and audible / audible, precision = active
+and audible / active. The line after the table pools the static speech rows at SNR >= 5 dB, and
+adds the precision against the reverberant source (the noise-free room signal within 30 dB of
+its loudest frame): the room's decay after a word is no false alarm there.
+
 Usage: Benchmarks/accuracy/evaluate.py [--quick] [--markdown] [--only KIND:RT60:SNR] [--cache DIR]
+                                       [--snrs 5,10,20]
   --only KIND:RT60:SNR   one condition, e.g. speech:0.6:10 or diffuse:0.3:0
   --cache DIR            keep the room renders in DIR (keyed by their parameters) for re-runs
+  --snrs LIST            the sensor-noise SNRs of the speech rows, dB
 The binary is .build/release/soundcompass, or $SOUNDCOMPASS_BINARY when set.
 """
 import hashlib
@@ -199,17 +208,42 @@ def activity(dry, frame=512):
     return mask
 
 
-def soundcompass(signals, truth, audible):
+def frame_truth(dry, times, frame_length, delay=DISTANCE / 343.0):
+    """Whether the dry source is audible in each analysis frame: `activity()`'s criterion (within
+    30 dB of the loudest frame) applied to SoundCompass's own frames, the `frame_length` samples
+    centred on each record's `times` (s), the dry signal delayed by the direct path (`delay`, s)."""
+    shift = int(round(delay * FS))
+    levels = np.zeros(len(times))
+    for k, t in enumerate(times):
+        start = int(round(t * FS)) - frame_length // 2 - shift
+        seg = dry[max(0, start):max(0, start + frame_length)]
+        levels[k] = np.mean(seg ** 2) if len(seg) else 0.0
+    return levels > levels.max() * 1e-3
+
+
+def soundcompass(signals, truth, audible, dry=None, wet=None):
     """Errors of the tracked azimuth on SoundCompass's active frames and on every frame where
-    the dry source is audible, and how many of the latter SoundCompass marks active."""
+    the dry source is audible, and how many of the latter SoundCompass marks active; with `dry`
+    and `wet` (the noise-free room signal), also the frame-level activity counts: (active and
+    audible, active, audible frames by `frame_truth()`; active frames where the reverberant
+    source is within 30 dB of its loudest frame)."""
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "x.wav")
         wavfile.write(path, FS, (signals.T / max(1.0, np.abs(signals).max() * 1.01)).astype(np.float32))
         out = subprocess.run([BINARY, "analyze", path, "--format", "jsonl", "-q", "--spacing", str(SPACING)],
                              check=True, capture_output=True, text=True).stdout
     errors, audible_errors, heard, covered = [], [], 0, 0
-    for line in out.splitlines():
-        r = json.loads(line)
+    records = [json.loads(line) for line in out.splitlines()]
+    counts = (0, 0, 0, 0)
+    if dry is not None and len(records) > 1:
+        # Frame i covers samples i*hop ..< i*hop + frame; its time is the frame centre.
+        frame_length = int(round(2 * records[0]["time"] * FS))
+        audible_frames = frame_truth(dry, [r["time"] for r in records], frame_length)
+        marked = np.array([bool(r["active"]) for r in records])
+        reverberant = frame_truth(wet.sum(axis=0), [r["time"] for r in records], frame_length, delay=0)
+        counts = (int(np.sum(marked & audible_frames)), int(np.sum(marked)), int(np.sum(audible_frames)),
+                  int(np.sum(marked & reverberant)))
+    for r in records:
         error = abs(r["azimuth"] - truth(r["time"]))
         if r["active"]:
             errors.append(error)
@@ -217,7 +251,7 @@ def soundcompass(signals, truth, audible):
             heard += 1
             covered += r["active"]
             audible_errors.append(error)
-    return errors, audible_errors, heard, covered
+    return errors, audible_errors, heard, covered, counts
 
 
 def pyroom_methods(signals, truth, active, names):
@@ -264,6 +298,8 @@ def main():
     conditions = []
     rt60s = [0.2, 0.6] if quick else [0.2, 0.4, 0.6, 0.8]
     snrs = [10, 30] if quick else [0, 10, 20, 30]
+    if "--snrs" in sys.argv:
+        snrs = [int(v) for v in sys.argv[sys.argv.index("--snrs") + 1].split(",")]
     azimuths = [-60, -30, 0, 30, 60]
     diffuse_azimuths = [-60, -40, -30, 0, 30, 60]
     for rt60 in rt60s:
@@ -277,14 +313,16 @@ def main():
         kind, rt, sn = sys.argv[sys.argv.index("--only") + 1].split(":")
         conditions = [(kind, float(rt), int(sn))]
 
-    header = ["source", "RT60 s", "SNR dB", "SoundCompass median / <=5 / <=10", "SoundCompass active", "SoundCompass all audible median / <=10"] + [f"{m} median / <=5 / <=10" for m in methods]
+    header = ["source", "RT60 s", "SNR dB", "SoundCompass median / <=5 / <=10", "SoundCompass active", "SoundCompass frame recall / precision", "SoundCompass all audible median / <=10"] + [f"{m} median / <=5 / <=10" for m in methods]
     if markdown:
         print("| " + " | ".join(header) + " |")
         print("|" + "---|" * len(header))
     else:
         print("  ".join(header))
+    pooled = np.zeros(4, dtype=int)  # speech rows at SNR >= 5 dB: see soundcompass()
     for kind, rt60, snr in conditions:
         ours, ours_audible, theirs, heard, covered = [], [], {m: [] for m in methods}, 0, 0
+        frames = np.zeros(4, dtype=int)
         runs = [None] if kind == "moving speech" else diffuse_azimuths if kind == "diffuse" else azimuths
         for k, azimuth in enumerate(runs):
             if kind == "moving speech":
@@ -302,7 +340,8 @@ def main():
                 noisy = add_diffuse(wet, active, noise, snr, seed=100 + k)
             else:
                 noisy = add_noise(wet, active, snr, seed=100 + k)
-            errors, audible_errors, h, c = soundcompass(noisy, path, active)
+            errors, audible_errors, h, c, counts = soundcompass(noisy, path, active, dry, wet)
+            frames += counts
             ours += errors
             ours_audible += audible_errors
             heard += h
@@ -315,9 +354,17 @@ def main():
             cells.append(f"{med:5.1f} / {100 * f5:3.0f}% / {100 * f10:3.0f}%")
             if k == 0:
                 cells.append(f"{100 * covered / max(1, heard):3.0f}%")
+                cells.append(f"{100 * frames[0] / max(1, frames[2]):3.0f}% / {100 * frames[0] / max(1, frames[1]):3.0f}%")
                 med, _, f10 = summary(ours_audible)
                 cells.append(f"{med:5.1f} / {100 * f10:3.0f}%")
         print(("| " + " | ".join(cells) + " |") if markdown else "  ".join(cells), flush=True)
+        if kind == "speech" and snr >= 5:
+            pooled += frames
+    if pooled[2] > 0:
+        print(f"\nspeech rows at SNR \u2265 5 dB: recall {100 * pooled[0] / pooled[2]:.1f}% "
+              f"precision {100 * pooled[0] / max(1, pooled[1]):.1f}% "
+              f"({pooled[2]} audible frames, {pooled[1]} active); precision against the reverberant "
+              f"source {100 * pooled[3] / max(1, pooled[1]):.1f}%", flush=True)
 
 
 if __name__ == "__main__":

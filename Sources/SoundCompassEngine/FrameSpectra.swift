@@ -65,6 +65,32 @@ package struct FrameSpectra {
         return (Double(best) + offset) * sampleRate / Double(n)
     }
 
+    /// Level of both channels over the bins `bins`, dB: the windowed spectra's power, scaled per
+    /// sample like ``levelDifferenceDecibels(fromBin:)``. A scale of its own (the window and the
+    /// one-sided sum put a full-band sum about 7 dB below ``ChannelLevels/levelDBFS``): compare
+    /// levels over the same bins only. Never allocates.
+    /// - Parameter bins: bins summed, within `1…N/2`.
+    /// - Returns: `10·log10(Σ (|L|² + |R|²)/(N·frameLength) + ε)`, ≥ −160.
+    package func levelDBFS(bins: ClosedRange<Int>) -> Double {
+        var sum: Float = 0
+        for k in bins { sum += power(k) }
+        guard sum.isFinite else { return 0 }
+        return 10 * log10(Double(sum) / Double(fftSize * frameLength) + ChannelLevels.powerFloor)
+    }
+
+    /// The bins of an `fftSize`-point spectrum from `low` to `high` Hz, clipped to `1…N/2 − 1`.
+    /// - Parameters:
+    ///   - low: lower edge, Hz (the first bin at or above it).
+    ///   - high: upper edge, Hz (the last bin at or below it).
+    ///   - fftSize: FFT size `N`.
+    ///   - sampleRate: Hz.
+    /// - Returns: the bins; at least one (the first) when the band holds none.
+    package static func bins(from low: Double, to high: Double, fftSize: Int, sampleRate: Double) -> ClosedRange<Int> {
+        let first = max(1, Int((low / sampleRate * Double(fftSize)).rounded(.up)))
+        let last = min(fftSize / 2 - 1, Int((high / sampleRate * Double(fftSize)).rounded(.down)))
+        return first...max(first, last)
+    }
+
     /// Level difference, right minus left, of the windowed spectra from bin `firstBin` up to
     /// Nyquist, in dB (with the −160 dB floor of ``ChannelLevels``).
     /// - Parameter firstBin: lowest bin counted, `1…N/2`.

@@ -29,6 +29,7 @@ public final class StreamingAnalyzer {
     private var frameStartSample = 0
     private var record = AnalysisRecord()
     private var activity: ActivityDetector
+    private let speechBand: ClosedRange<Int>
     private var tracker: AzimuthTracker
     private var tail: TailWeighting
     private var frontBack: FrontBackResolver
@@ -68,6 +69,9 @@ public final class StreamingAnalyzer {
         self.left = AlignedFloats(count: configuration.frameLength)
         self.right = AlignedFloats(count: configuration.frameLength)
         self.activity = ActivityDetector(configuration: configuration.activity, hopDuration: configuration.hopDuration)
+        self.speechBand = FrameSpectra.bins(
+            from: configuration.activity.speechBandLowHertz, to: configuration.activity.speechBandHighHertz,
+            fftSize: estimator.gccPhat.fftSize, sampleRate: configuration.sampleRate)
         self.tracker = AzimuthTracker(response: configuration.response, hopDuration: configuration.hopDuration)
         self.tail = TailWeighting(decayRate: configuration.tailDecayDecibelsPerSecond, hopDuration: configuration.hopDuration)
         self.frontBack = FrontBackResolver(hopDuration: configuration.hopDuration)
@@ -171,6 +175,7 @@ public final class StreamingAnalyzer {
         let active = activity.update(
             // Until the phase consistency has a few frames of history, a confident time cue stands in.
             levelDBFS: estimate.levels.levelDBFS,
+            speechBandLevelDBFS: spectra.levelDBFS(bins: speechBand),
             consistency: estimate.delay.consistency != 0 ? Double(estimate.delay.consistency) : estimate.fused.confidence,
             aboveGate: estimate.aboveGate)
         record.rawAzimuth = estimate.azimuthDegrees
