@@ -21,8 +21,8 @@ package struct Cue: Sendable, Equatable {
 ///
 /// Direction: inverse-variance weighting, `lateral = Σ wᵢ·latᵢ / Σ wᵢ` with
 /// `wᵢ = confidenceᵢ / σᵢ²` and `σᵢ` the model's spread of a fully confident cue (spaced: ITD only;
-/// binaural: ITD σ 0.02, ILD σ 0.25, so a confident ITD dominates; coincident: ILD σ 0.05,
-/// ITD σ 0.25, a small correction).
+/// binaural: ITD σ 0.02, ILD σ 0.25, so a confident ITD dominates; coincident: ILD only, the
+/// capsules' delay being 0 for every direction).
 ///
 /// Confidence: `1 − Πᵢ (1 − shareᵢ·confidenceᵢ)`, so either cue alone can carry the model's share
 /// for it, and agreeing cues add up without exceeding 1.
@@ -30,7 +30,7 @@ package enum CueFusion {
     /// - Returns: the fused lateral value (−1…1) and confidence (0…1).
     package static func fuse(time: Cue, level: Cue, model: ArrayModel) -> Cue {
         let trust = model.cueTrust
-        let wt = time.confidence / (trust.itdSigma * trust.itdSigma)
+        let wt = trust.itdSigma.isFinite ? time.confidence / (trust.itdSigma * trust.itdSigma) : 0
         let wl = trust.ildSigma.isFinite ? level.confidence / (trust.ildSigma * trust.ildSigma) : 0
         let confidence = 1 - (1 - trust.itdShare * time.confidence) * (1 - trust.ildShare * level.confidence)
         guard wt + wl > 0 else {

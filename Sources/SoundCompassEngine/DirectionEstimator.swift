@@ -16,6 +16,8 @@ package struct FrameEstimate: Sendable, Equatable {
     package var timeCue: Cue
     /// The level cue and its confidence.
     package var levelCue: Cue
+    /// The channels' second moments (coincident; zero for the other kinds, which do not measure them).
+    package var covariance = ChannelCovariance(leftPower: 0, rightPower: 0, crossPower: 0)
     /// The fused direction and confidence (confidence 0 below the silence gate).
     package var fused: Cue
     /// True when the frame is louder than the silence gate.
@@ -77,25 +79,36 @@ package final class DirectionEstimator {
         let delaySeconds = delay.lagSamples / config.sampleRate
         let timeCue = Cue(lateral: model.lateral(delay: delaySeconds), confidence: Double(delay.confidence))
 
-        // Level cue. Its confidence needs a level above the gate and a correlated pair (the
-        // GCC-PHAT peak's height term): the level difference of unrelated sounds in the two
-        // channels says nothing about a direction.
         let hfILD = spectra.levelDifferenceDecibels(fromBin: highFrequencyBin)
-        var levelConfidence = 0.0
-        if model.kind != .spaced {
-            let loudness = ConfidenceMapping.loudness(levelDBFS: level, gateDBFS: config.silenceGateDBFS)
-            let coherence = Double(ConfidenceMapping.correlation(significance: delay.significance, peakHeight: delay.peakHeight))
-            levelConfidence = loudness * coherence
+        let loudness = ConfidenceMapping.loudness(levelDBFS: level, gateDBFS: config.silenceGateDBFS)
+        let levelCue: Cue
+        var covariance = ChannelCovariance(leftPower: 0, rightPower: 0, crossPower: 0)
+        switch model.kind {
+        case .coincident:
+            // The channels' covariance inverted through the pair's patterns (see ArrayModel).
+            covariance = ChannelCovariance(left: left, right: right, count: config.frameLength)
+            let cue = model.coincidentLevelCue(covariance, degreesOfFreedom: Double(config.frameLength))
+            levelCue = Cue(lateral: cue.lateral, confidence: loudness * cue.confidence)
+        case .spaced, .binaural:
+            // Its confidence needs a level above the gate and a correlated pair (the GCC-PHAT
+            // peak's height term): the level difference of unrelated sounds in the two channels
+            // says nothing about a direction.
+            var levelConfidence = 0.0
+            if model.kind != .spaced {
+                let coherence = Double(ConfidenceMapping.correlation(significance: delay.significance, peakHeight: delay.peakHeight))
+                levelConfidence = loudness * coherence
+            }
+            levelCue = Cue(
+                lateral: model.lateral(leftRMS: levels.leftRMS, rightRMS: levels.rightRMS, highFrequencyILD: hfILD),
+                confidence: levelConfidence)
         }
-        let levelCue = Cue(
-            lateral: model.lateral(leftRMS: levels.leftRMS, rightRMS: levels.rightRMS, highFrequencyILD: hfILD),
-            confidence: levelConfidence)
 
         var fused = CueFusion.fuse(time: timeCue, level: levelCue, model: model)
         if !aboveGate { fused.confidence = 0 }
         let estimate = FrameEstimate(
             levels: levels, delay: delay, highFrequencyILD: hfILD, timeCue: timeCue, levelCue: levelCue,
-            fused: fused, aboveGate: aboveGate, dominantFrequency: spectra.dominantFrequency(sampleRate: config.sampleRate))
+            covariance: covariance, fused: fused, aboveGate: aboveGate,
+            dominantFrequency: spectra.dominantFrequency(sampleRate: config.sampleRate))
         return (estimate, spectra)
     }
 }

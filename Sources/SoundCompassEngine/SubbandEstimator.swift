@@ -8,7 +8,7 @@ import Musl
 ///
 /// Each band has a pair of biquads (RBJ cookbook high-pass and low-pass at the band edges,
 /// TDF-II, see `BandFilterBank`) on both channels, run on the stream as it arrives; per frame
-/// it gives the band's level (dBFS) and level difference. The band's time difference is GCC-PHAT restricted to the band's bins of
+/// it gives the band's level (dBFS), level difference and (coincident) covariance. The band's time difference is GCC-PHAT restricted to the band's bins of
 /// the frame's weighted cross-spectrum (``GCCPHAT/estimateBand(_:firstBin:lastBin:prior:)``),
 /// with the broadband lag as a prior for bands above the spatial-aliasing limit. The two cues
 /// are fused by the array model as for the broadband estimate; a band quieter than the silence
@@ -25,6 +25,8 @@ package final class SubbandEstimator {
     private let binRanges: [(first: Int, last: Int)]
     /// Bands whose upper edge is above the spatial-aliasing limit `1/(2·maxDelay)`.
     private let aliased: [Bool]
+    /// Independent samples in a band's frame, `2·bandwidth·frame duration` (coincident level cue).
+    private let degreesOfFreedom: [Double]
 
     /// - Parameters:
     ///   - bands: the bands; those above 0.45·fs must already be dropped.
@@ -44,6 +46,8 @@ package final class SubbandEstimator {
         }
         let aliasingLimit = 1 / (2 * configuration.array.maximumDelaySeconds)
         self.aliased = bands.map { $0.high > aliasingLimit }
+        let frameDuration = Double(configuration.frameLength) / fs
+        self.degreesOfFreedom = bands.map { max(1, 2 * (min($0.high, fs / 2) - $0.low) * frameDuration) }
     }
 
     /// Filters `count` new samples that sit at `offset` in the analyzer's frame buffers.
@@ -79,16 +83,18 @@ package final class SubbandEstimator {
             let delay = gccPhat.estimateBand(
                 spectra, firstBin: binRanges[i].first, lastBin: binRanges[i].last, prior: aliased[i] ? prior : nil)
             let timeCue = Cue(lateral: model.lateral(delay: delay.lagSamples / fs), confidence: Double(delay.confidence))
-            var levelConfidence = 0.0
-            let usesLevel = model.kind == .coincident
-                || (model.kind == .binaural && band.low >= DirectionEstimator.highFrequencyEdge)
-            if usesLevel {
-                let loudness = ConfidenceMapping.loudness(levelDBFS: level, gateDBFS: config.silenceGateDBFS)
-                levelConfidence = loudness * Double(ConfidenceMapping.coherence(delay.coherence))
+            let loudness = ConfidenceMapping.loudness(levelDBFS: level, gateDBFS: config.silenceGateDBFS)
+            let levelCue: Cue
+            if model.kind == .coincident {
+                // The band's covariance through the same inversion as the broadband cue.
+                let cue = model.coincidentLevelCue(bank.covariance(i), degreesOfFreedom: degreesOfFreedom[i])
+                levelCue = Cue(lateral: cue.lateral, confidence: loudness * cue.confidence)
+            } else {
+                let usesLevel = model.kind == .binaural && band.low >= DirectionEstimator.highFrequencyEdge
+                levelCue = Cue(
+                    lateral: model.lateral(leftRMS: levels.leftRMS, rightRMS: levels.rightRMS, highFrequencyILD: levels.ildDecibels),
+                    confidence: usesLevel ? loudness * Double(ConfidenceMapping.coherence(delay.coherence)) : 0)
             }
-            let levelCue = Cue(
-                lateral: model.lateral(leftRMS: levels.leftRMS, rightRMS: levels.rightRMS, highFrequencyILD: levels.ildDecibels),
-                confidence: levelConfidence)
             var fused = CueFusion.fuse(time: timeCue, level: levelCue, model: model)
             let audible = active && level >= config.silenceGateDBFS
             if !audible { fused.confidence = 0 }

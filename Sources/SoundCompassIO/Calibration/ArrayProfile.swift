@@ -19,8 +19,18 @@ public struct ArrayProfile: Sendable, Equatable {
     public var delayOffsetMicroseconds: Double
     /// Inter-channel gain of the hardware, right minus left, dB.
     public var gainOffsetDecibels: Double
-    /// Level-cue mapping gain (coincident: tanh gain; binaural: dB at 90°); `nil` for spaced.
+    /// Binaural level-cue gain, dB at 90°; `nil` for the other kinds (a coincident profile of an
+    /// older version may carry a tanh gain: it is read and ignored).
     public var ildGain: Double?
+    /// A coincident pair's pattern coefficient, 0…1 (`nil` for the other kinds; 0.5, cardioid,
+    /// when a coincident profile has none).
+    public var pattern: Double?
+    /// A coincident pair's included angle, degrees in (0, 180] (`nil` for the other kinds; 90
+    /// when a coincident profile has none).
+    public var includedAngleDegrees: Double?
+    /// True when the recordings are raw Mid-Side (M, S) channels, decoded before the analysis
+    /// (coincident; ``pattern`` and ``includedAngleDegrees`` are then the decoded pair's).
+    public var midSide: Bool
     /// Sample rate of the recording the profile was fitted on, Hz.
     public var sampleRate: Double
     /// Speed of sound the spacing was fitted with, m/s.
@@ -43,7 +53,10 @@ public struct ArrayProfile: Sendable, Equatable {
         headRadiusMeters = model.kind == .binaural ? model.headRadiusMeters : nil
         delayOffsetMicroseconds = model.delayOffsetSeconds * 1e6
         gainOffsetDecibels = model.gainOffsetDecibels
-        ildGain = model.kind == .spaced ? nil : model.ildGain
+        ildGain = model.kind == .binaural ? model.ildGain : nil
+        pattern = model.kind == .coincident ? model.coincidentPair.pattern : nil
+        includedAngleDegrees = model.kind == .coincident ? model.coincidentPair.includedAngleDegrees : nil
+        midSide = model.kind == .coincident && model.channelsAreMidSide
         self.sampleRate = sampleRate
         speedOfSoundMetersPerSecond = model.speedOfSoundMetersPerSecond
         self.fitted = fitted.map(\.rawValue)
@@ -59,7 +72,11 @@ public struct ArrayProfile: Sendable, Equatable {
             headRadiusMeters: headRadiusMeters ?? (array == .binaural ? spacingMeters / 2 : ArrayModel.defaultHeadRadius),
             ildGain: ildGain, speedOfSoundMetersPerSecond: speedOfSoundMetersPerSecond,
             delayOffsetSeconds: delayOffsetMicroseconds * 1e-6,
-            gainOffsetDecibels: gainOffsetDecibels)
+            gainOffsetDecibels: gainOffsetDecibels,
+            coincidentPair: CoincidentPair(
+                pattern: pattern ?? CoincidentPair.xyCardioids.pattern,
+                includedAngleDegrees: includedAngleDegrees ?? CoincidentPair.xyCardioids.includedAngleDegrees),
+            channelsAreMidSide: array == .coincident && midSide)
     }
 
     /// Reads a profile file.
@@ -99,6 +116,10 @@ public struct ArrayProfile: Sendable, Equatable {
         try check(file.delay_offset_us.isFinite && abs(file.delay_offset_us) <= 10_000, "delay_offset_us \(file.delay_offset_us) is beyond ±10000 µs")
         try check(file.gain_offset_db.isFinite && abs(file.gain_offset_db) <= 40, "gain_offset_db \(file.gain_offset_db) is beyond ±40 dB")
         if let g = file.ild_gain { try check(g.isFinite && g > 0 && g <= 1000, "ild_gain \(g) must be positive") }
+        if let a = file.pattern { try check(a.isFinite && a >= 0 && a <= 1, "pattern \(a) is not a first-order pattern coefficient (0…1)") }
+        if let angle = file.included_angle_deg {
+            try check(angle.isFinite && angle > 0 && angle <= 180, "included_angle_deg \(angle) is not an angle in degrees (0…180)")
+        }
         try check(file.sample_rate.isFinite && file.sample_rate > 0, "sample_rate \(file.sample_rate) is not a rate in Hz")
         let c = file.speed_of_sound_m_s ?? ArrayModel.defaultSpeedOfSound
         try check(c.isFinite && c >= 100 && c <= 2000, "speed_of_sound_m_s \(c) is not a speed of sound")
@@ -108,7 +129,12 @@ public struct ArrayProfile: Sendable, Equatable {
         try check(kind != .binaural || profile.headRadiusMeters! <= 1, "spacing_m \(file.spacing_m) is too wide for a head")
         profile.delayOffsetMicroseconds = file.delay_offset_us
         profile.gainOffsetDecibels = file.gain_offset_db
-        profile.ildGain = kind == .spaced ? nil : file.ild_gain
+        profile.ildGain = kind == .binaural ? file.ild_gain : nil
+        if kind == .coincident {
+            profile.pattern = file.pattern ?? CoincidentPair.xyCardioids.pattern
+            profile.includedAngleDegrees = file.included_angle_deg ?? CoincidentPair.xyCardioids.includedAngleDegrees
+            profile.midSide = file.mid_side ?? false
+        }
         profile.speedOfSoundMetersPerSecond = c
         profile.fitted = file.fitted ?? []
         profile.recording = file.recording
@@ -136,6 +162,11 @@ public struct ArrayProfile: Sendable, Equatable {
             "\"delay_offset_us\": \(number(delayOffsetMicroseconds, 2))",
             "\"gain_offset_db\": \(number(gainOffsetDecibels, 3))",
             "\"ild_gain\": \(ildGain.map { number($0, 3) } ?? "null")",
+        ]
+        if let pattern { lines.append("\"pattern\": \(number(pattern, 3))") }
+        if let includedAngleDegrees { lines.append("\"included_angle_deg\": \(number(includedAngleDegrees, 1))") }
+        if midSide { lines.append("\"mid_side\": true") }
+        lines += [
             "\"sample_rate\": \(number(sampleRate, sampleRate == sampleRate.rounded() ? 0 : 3))",
             "\"speed_of_sound_m_s\": \(number(speedOfSoundMetersPerSecond, 1))",
             "\"fitted\": [\(fitted.map(string).joined(separator: ", "))]",
@@ -155,6 +186,9 @@ private struct ProfileFile: Decodable {
     var delay_offset_us: Double
     var gain_offset_db: Double
     var ild_gain: Double?
+    var pattern: Double?
+    var included_angle_deg: Double?
+    var mid_side: Bool?
     var sample_rate: Double
     var speed_of_sound_m_s: Double?
     var fitted: [String]?
