@@ -62,7 +62,7 @@ struct AnalysisOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp(
         "Coincident capsules' pattern: omni, cardioid, supercardioid, hypercardioid, figure8, or a first-order coefficient 0…1 (default cardioid; with --mid-side the mid capsule's).",
-        valueName: "pattern"))
+        valueName: "pattern"), transform: CapsulePattern.parse)
     var pattern: CapsulePattern?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Coincident: included angle between the capsules, degrees (default 90).", valueName: "deg"))
