@@ -30,7 +30,7 @@ package enum CueFusion {
     /// - Returns: the fused lateral value (−1…1) and confidence (0…1).
     package static func fuse(time: Cue, level: Cue, model: ArrayModel) -> Cue {
         let trust = model.cueTrust
-        let wt = trust.itdSigma.isFinite ? time.confidence / (trust.itdSigma * trust.itdSigma) : 0
+        let wt = time.confidence / (trust.itdSigma * trust.itdSigma)
         let wl = trust.ildSigma.isFinite ? level.confidence / (trust.ildSigma * trust.ildSigma) : 0
         let confidence = 1 - (1 - trust.itdShare * time.confidence) * (1 - trust.ildShare * level.confidence)
         guard wt + wl > 0 else {

@@ -79,36 +79,34 @@ package final class DirectionEstimator {
         let delaySeconds = delay.lagSamples / config.sampleRate
         let timeCue = Cue(lateral: model.lateral(delay: delaySeconds), confidence: Double(delay.confidence))
 
+        // Level cue. Its confidence needs a level above the gate and a correlated pair (the
+        // GCC-PHAT peak's height term): the level difference of unrelated sounds in the two
+        // channels says nothing about a direction.
         let hfILD = spectra.levelDifferenceDecibels(fromBin: highFrequencyBin)
-        let loudness = ConfidenceMapping.loudness(levelDBFS: level, gateDBFS: config.silenceGateDBFS)
-        let levelCue: Cue
+        var levelConfidence = 0.0
+        if model.kind != .spaced {
+            let loudness = ConfidenceMapping.loudness(levelDBFS: level, gateDBFS: config.silenceGateDBFS)
+            let coherence = Double(ConfidenceMapping.correlation(significance: delay.significance, peakHeight: delay.peakHeight))
+            levelConfidence = loudness * coherence
+        }
+        var levelCue = Cue(
+            lateral: model.lateral(leftRMS: levels.leftRMS, rightRMS: levels.rightRMS, highFrequencyILD: hfILD),
+            confidence: levelConfidence)
         var covariance = ChannelCovariance(leftPower: 0, rightPower: 0, crossPower: 0)
-        switch model.kind {
-        case .coincident:
-            // The channels' covariance inverted through the pair's patterns (see ArrayModel).
+        if model.kind == .coincident {
+            // A coincident pair: the channels' covariance inverted through the capsules' patterns
+            // (see ArrayModel.coincidentLevelCue), trusted by loudness, directness and steepness.
             covariance = ChannelCovariance(left: left, right: right, count: config.frameLength)
             let cue = model.coincidentLevelCue(covariance, degreesOfFreedom: Double(config.frameLength))
+            let loudness = ConfidenceMapping.loudness(levelDBFS: level, gateDBFS: config.silenceGateDBFS)
             levelCue = Cue(lateral: cue.lateral, confidence: loudness * cue.confidence)
-        case .spaced, .binaural:
-            // Its confidence needs a level above the gate and a correlated pair (the GCC-PHAT
-            // peak's height term): the level difference of unrelated sounds in the two channels
-            // says nothing about a direction.
-            var levelConfidence = 0.0
-            if model.kind != .spaced {
-                let coherence = Double(ConfidenceMapping.correlation(significance: delay.significance, peakHeight: delay.peakHeight))
-                levelConfidence = loudness * coherence
-            }
-            levelCue = Cue(
-                lateral: model.lateral(leftRMS: levels.leftRMS, rightRMS: levels.rightRMS, highFrequencyILD: hfILD),
-                confidence: levelConfidence)
         }
 
         var fused = CueFusion.fuse(time: timeCue, level: levelCue, model: model)
         if !aboveGate { fused.confidence = 0 }
         let estimate = FrameEstimate(
             levels: levels, delay: delay, highFrequencyILD: hfILD, timeCue: timeCue, levelCue: levelCue,
-            covariance: covariance, fused: fused, aboveGate: aboveGate,
-            dominantFrequency: spectra.dominantFrequency(sampleRate: config.sampleRate))
+            covariance: covariance, fused: fused, aboveGate: aboveGate, dominantFrequency: spectra.dominantFrequency(sampleRate: config.sampleRate))
         return (estimate, spectra)
     }
 }

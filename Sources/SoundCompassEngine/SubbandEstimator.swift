@@ -83,17 +83,21 @@ package final class SubbandEstimator {
             let delay = gccPhat.estimateBand(
                 spectra, firstBin: binRanges[i].first, lastBin: binRanges[i].last, prior: aliased[i] ? prior : nil)
             let timeCue = Cue(lateral: model.lateral(delay: delay.lagSamples / fs), confidence: Double(delay.confidence))
-            let loudness = ConfidenceMapping.loudness(levelDBFS: level, gateDBFS: config.silenceGateDBFS)
-            let levelCue: Cue
+            var levelConfidence = 0.0
+            let usesLevel = model.kind == .coincident
+                || (model.kind == .binaural && band.low >= DirectionEstimator.highFrequencyEdge)
+            if usesLevel {
+                let loudness = ConfidenceMapping.loudness(levelDBFS: level, gateDBFS: config.silenceGateDBFS)
+                levelConfidence = loudness * Double(ConfidenceMapping.coherence(delay.coherence))
+            }
+            var levelCue = Cue(
+                lateral: model.lateral(leftRMS: levels.leftRMS, rightRMS: levels.rightRMS, highFrequencyILD: levels.ildDecibels),
+                confidence: levelConfidence)
             if model.kind == .coincident {
                 // The band's covariance through the same inversion as the broadband cue.
                 let cue = model.coincidentLevelCue(bank.covariance(i), degreesOfFreedom: degreesOfFreedom[i])
+                let loudness = ConfidenceMapping.loudness(levelDBFS: level, gateDBFS: config.silenceGateDBFS)
                 levelCue = Cue(lateral: cue.lateral, confidence: loudness * cue.confidence)
-            } else {
-                let usesLevel = model.kind == .binaural && band.low >= DirectionEstimator.highFrequencyEdge
-                levelCue = Cue(
-                    lateral: model.lateral(leftRMS: levels.leftRMS, rightRMS: levels.rightRMS, highFrequencyILD: levels.ildDecibels),
-                    confidence: usesLevel ? loudness * Double(ConfidenceMapping.coherence(delay.coherence)) : 0)
             }
             var fused = CueFusion.fuse(time: timeCue, level: levelCue, model: model)
             let audible = active && level >= config.silenceGateDBFS
