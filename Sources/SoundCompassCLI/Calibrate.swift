@@ -9,8 +9,8 @@ extension SoundCompassCommand {
             discussion: """
                 Give the truth as --truth DEG (a still source at that azimuth) or --truth FILE \
                 (a time,azimuth CSV, as synth writes). Fits the effective spacing (head radius for \
-                binaural), the channels' delay and gain offsets and, for coincident and binaural, \
-                the ILD gain; a still source fixes the offsets only. Prints the error before and \
+                binaural), the channels' delay and gain offsets, for binaural the ILD gain and for \
+                coincident the capsules' pattern and included angle; a still source fixes the offsets only. Prints the error before and \
                 after on stderr and writes the profile (JSON) to --output, or to stdout. Use it with \
                 analyze or live --profile FILE. Refuses, with exit code 65, a recording that cannot \
                 support the fit. See Docs/Calibration.md.
@@ -26,7 +26,7 @@ extension SoundCompassCommand {
         var truth: String
 
         @Option(help: ArgumentHelp(
-            "What to fit, comma-separated: spacing (head radius for binaural), delay, gain, ild-gain (default: all the array model has; delay,gain for a still source).",
+            "What to fit, comma-separated: spacing (head radius for binaural), delay, gain, ild-gain (binaural), pattern (coincident: pattern and angle) (default: all the array model has; delay,gain for a still source).",
             valueName: "list"))
         var fit: String?
 
@@ -44,7 +44,7 @@ extension SoundCompassCommand {
                 for name in fit.split(separator: ",", omittingEmptySubsequences: false) {
                     let trimmed = name.trimmingCharacters(in: .whitespaces)
                     guard CalibrationParameter(rawValue: trimmed) != nil else {
-                        throw ValidationError("--fit: \"\(trimmed)\" is not one of spacing, delay, gain, ild-gain")
+                        throw ValidationError("--fit: \"\(trimmed)\" is not one of spacing, delay, gain, ild-gain, pattern")
                     }
                 }
             }
@@ -117,7 +117,7 @@ extension SoundCompassCommand {
             measurement: Calibrator.Measurement, truth: TruthTrack
         ) {
             let binaural = nominal.kind == .binaural
-            let hasILDGain = nominal.kind != .spaced
+            let hasILDGain = nominal.kind == .binaural, hasPattern = nominal.kind == .coincident
             let signed = { (x: Double) in x > 0.05 ? "+" + formatTrimmed(x, 0) : x < -0.05 ? "−" + formatTrimmed(-x, 0) : "0" }
             let range = truth.stillAzimuth.map { "a still source at \(signed($0))°" }
                 ?? "truth \(signed(fit.lateralRange.lowerBound))…\(signed(fit.lateralRange.upperBound))° (lateral, 5–95 %)"
@@ -125,6 +125,7 @@ extension SoundCompassCommand {
                 "calibrate \(file): \(fit.frameCount) confident frames of \(measurement.activeFrames) active (\(measurement.frames) in all); \(range)")
             var header = ["", binaural ? "head radius" : "spacing", "delay offset", "gain offset"]
             if hasILDGain { header.append("ILD gain") }
+            if hasPattern { header += ["pattern", "angle"] }
             header += ["median error", "90th pct", "frames"]
             func row(_ label: String, _ model: ArrayModel, _ errors: AzimuthErrors?) -> [String] {
                 var cells = [
@@ -132,6 +133,9 @@ extension SoundCompassCommand {
                     "\(formatFixedCLI(model.delayOffsetSeconds * 1e6, 1)) µs", "\(formatFixedCLI(model.gainOffsetDecibels, 2)) dB",
                 ]
                 if hasILDGain { cells.append(formatFixedCLI(model.ildGain, 2)) }
+                if hasPattern {
+                    cells += [formatFixedCLI(model.coincidentPair.pattern, 3), "\(formatFixedCLI(model.coincidentPair.includedAngleDegrees, 1))°"]
+                }
                 if let errors {
                     cells += ["\(formatFixedCLI(errors.median, 2))°", "\(formatFixedCLI(errors.percentile90, 2))°", "\(errors.count)"]
                 } else {
@@ -146,6 +150,10 @@ extension SoundCompassCommand {
             var rows = [header, row("nominal", nominal, before), row("fitted", fit.array, after)]
             var errors = ["std. error", error(.spacing, 1, 4, " m"), error(.delay, 1e6, 1, " µs"), error(.gain, 1, 2, " dB")]
             if hasILDGain { errors.append(error(.ildGain, 1, 2, "")) }
+            if hasPattern {
+                errors.append(error(.pattern, 1, 3, ""))
+                errors.append(fit.includedAngleStandardError.map { "±\(formatSignificant($0, 2))°" } ?? "held")
+            }
             rows.append(errors + ["", "", ""])
             for line in Table.render(rows) { Diagnostics.write("  " + line + "\n") }
         }

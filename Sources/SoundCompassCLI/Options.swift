@@ -49,19 +49,33 @@ struct AnalysisOptions: ParsableArguments {
     @Option(help: "Array model: spaced (two mics in free field), binaural (ears of a head), coincident (level-encoded pair); default spaced.")
     var array: ArrayModel.Kind?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Microphone spacing in metres (spaced; the time cue's aperture for coincident; default 0.15).", valueName: "metres"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Microphone spacing in metres (spaced; default 0.15).", valueName: "metres"))
     var spacing: Double?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Head radius in metres (binaural; default 0.0875).", valueName: "metres"))
     var headRadius: Double?
 
     @Option(help: ArgumentHelp(
-        "Calibration profile (JSON from 'soundcompass calibrate'): the array, its spacing, the channels' delay and gain offsets and the ILD gain; replaces --array, --spacing, --head-radius and --ild-gain.",
+        "Calibration profile (JSON from 'soundcompass calibrate'): the array, its spacing, the channels' delay and gain offsets, the ILD gain or the capsules' pattern and angle; replaces --array, --spacing, --head-radius, --ild-gain, --pattern, --angle and --mid-side.",
         valueName: "file"))
     var profile: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Level-cue gain: tanh gain for coincident (default 12); for binaural, the spherical head shadow's scale, 10 = the sphere's own (about 14 dB at 4 kHz at 90°).", valueName: "gain"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Level-cue gain of the binaural model: the spherical head shadow's scale, 10 = the sphere's own (about 14 dB at 4 kHz at 90°).", valueName: "gain"))
     var ildGain: Double?
+
+    @Option(help: ArgumentHelp(
+        "Coincident capsules' pattern: omni, cardioid, supercardioid, hypercardioid, figure8, or a first-order coefficient 0…1 (default cardioid; with --mid-side the mid capsule's).",
+        valueName: "pattern"), transform: CapsulePattern.parse)
+    var pattern: CapsulePattern?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Coincident: included angle between the capsules, degrees (default 90).", valueName: "deg"))
+    var angle: Double?
+
+    @Flag(help: "Coincident: the channels are raw Mid-Side, M then S (S's positive lobe to the left), decoded L = M + S, R = M − S.")
+    var midSide = false
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Mid-Side: the side capsule's gain relative to the mid's (default 1).", valueName: "gain"))
+    var sideGain: Double?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Frame length in samples, or milliseconds with 'ms' (default: about 43 ms, a power of two).", valueName: "n|Nms"), transform: FrameLength.parse)
     var frame: FrameLength?
@@ -105,6 +119,7 @@ struct AnalysisOptions: ParsableArguments {
         if let ildGain, !(ildGain > 0 && ildGain.isFinite) {
             throw ValidationError("--ild-gain must be positive, got \(ildGain)")
         }
+        try validateCoincident()
         guard gate.isFinite, gate <= 0 else { throw ValidationError("--gate must be a level in dBFS (≤ 0), got \(gate)") }
         if let bands {
             do { _ = try BandSpec.parse(bands) } catch { throw ValidationError("--bands: \(error.description)") }
@@ -156,7 +171,8 @@ struct AnalysisOptions: ParsableArguments {
         return AnalysisSettings(
             array: ArrayModel(
                 kind: array ?? .spaced, spacingMeters: spacing ?? ArrayModel.defaultSpacing,
-                headRadiusMeters: headRadius ?? ArrayModel.defaultHeadRadius, ildGain: ildGain),
+                headRadiusMeters: headRadius ?? ArrayModel.defaultHeadRadius, ildGain: ildGain,
+                coincidentPair: coincidentChoice.pair, channelsAreMidSide: midSide),
             profilePath: profile, frameLength: frame?.length, hopLength: hop?.length, silenceGateDBFS: gate,
             bands: bandList ?? BandSpec.defaults, response: response)
     }

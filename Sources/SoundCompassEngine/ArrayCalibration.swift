@@ -12,12 +12,15 @@ public enum CalibrationParameter: String, Sendable, CaseIterable {
     case delay
     /// The hardware's inter-channel gain, ``ArrayModel/gainOffsetDecibels``, dB.
     case gain
-    /// The level-cue mapping gain, ``ArrayModel/ildGain`` (coincident and binaural).
+    /// The binaural level-cue gain, ``ArrayModel/ildGain``, dB at 90°.
     case ildGain = "ild-gain"
+    /// A coincident pair's pattern coefficient and included angle, ``ArrayModel/coincidentPair``
+    /// (fitted together).
+    case pattern
 
     /// True for the parameters that scale a cue with the angle, which only a truth covering a
     /// range of angles can fit (a still source fixes the offsets only).
-    public var needsAngleRange: Bool { self == .spacing || self == .ildGain }
+    public var needsAngleRange: Bool { self == .spacing || self == .ildGain || self == .pattern }
 }
 
 /// One analysis frame's cues as measured (no profile offset removed), with the true azimuth.
@@ -34,11 +37,20 @@ public struct CalibrationObservation: Sendable, Equatable {
     public var highFrequencyILD: Double
     /// How much the frame counts, 0…1: its fused confidence.
     public var weight: Double
+    /// Mean of `L²` over the frame (linear; what a coincident pattern fit reads).
+    public var leftPower: Double
+    /// Mean of `R²` over the frame.
+    public var rightPower: Double
+    /// Mean of `L·R` over the frame.
+    public var crossPower: Double
 
     public init(
         time: Double, truthAzimuth: Double, delay: Double, ildDecibels: Double, highFrequencyILD: Double,
-        weight: Double
+        weight: Double, leftPower: Double = 0, rightPower: Double = 0, crossPower: Double = 0
     ) {
+        self.leftPower = leftPower
+        self.rightPower = rightPower
+        self.crossPower = crossPower
         self.time = time
         self.truthAzimuth = truthAzimuth
         self.delay = delay
@@ -63,6 +75,9 @@ public struct CalibrationFit: Sendable, Equatable {
     public var lateralRange: ClosedRange<Double>
     /// RMS residual of the delays after the fit, seconds (robust weights applied).
     public var delayResidual: Double
+    /// Standard error of the fitted included angle, degrees (``CalibrationParameter/pattern``;
+    /// ``standardErrors`` holds the pattern coefficient's).
+    public var includedAngleStandardError: Double?
 }
 
 /// Why a recording cannot support a calibration. Each description is one line.
@@ -98,6 +113,7 @@ extension CalibrationParameter {
         case .delay: "delay offset"
         case .gain: "gain offset"
         case .ildGain: "ILD gain"
+        case .pattern: "pattern and angle"
         }
     }
 }
@@ -109,9 +125,9 @@ extension CalibrationParameter {
 /// `τ = −(r/c)·(φ + sin φ) + τ₀` with `φ = asin(sin θ)`. Both are fitted by weighted least
 /// squares with Huber weights (robust to the odd reflection). The level cue: spaced,
 /// `ILD = g₀` (a free-field pair hears no level difference); binaural, high-frequency
-/// `ILD = G·sin θ + g₀` (linear again); coincident, `sin θ = tanh(G·(|x| − 0.01))·sign x` with
-/// `x = tanh((ILD − g₀)·ln 10/40)`, the ratio `(R − L)/(R + L)` after removing `g₀`, fitted by
-/// a search over `g₀` with the best `G` for each.
+/// `ILD = G·sin θ + g₀` (linear again); coincident, the pair's pattern and included angle and
+/// `g₀` from the frames' principal angles (``CoincidentPairFit``; the capsules' delay is 0, so
+/// only the delay offset `τ₀` is fitted to the time cue).
 public enum ArrayCalibration {
     /// Frames with a smaller fused confidence are not used (the engine's threshold for a
     /// confident frame, as for the tracker and segment summaries).
@@ -130,7 +146,7 @@ public enum ArrayCalibration {
         switch kind {
         case .spaced: [.spacing, .delay, .gain]
         case .binaural: [.spacing, .delay, .gain, .ildGain]
-        case .coincident: [.delay, .gain, .ildGain]
+        case .coincident: [.delay, .gain, .pattern]
         }
     }
 
@@ -166,7 +182,7 @@ public enum ArrayCalibration {
             array: nominal, fitted: parameters, standardErrors: [:], frameCount: used.count,
             lateralRange: degrees(low)...degrees(high), delayResidual: 0)
         try fitTimeCue(frames, parameters: parameters, into: &fit)
-        if parameters.contains(.gain) || parameters.contains(.ildGain) {
+        if parameters.contains(.gain) || parameters.contains(.ildGain) || parameters.contains(.pattern) {
             try fitLevelCue(frames, parameters: parameters, into: &fit)
         }
         return fit
@@ -220,7 +236,12 @@ public enum ArrayCalibration {
             case .binaural: return -(asin(s) + s) / c
             }
         }
-        let aperture = nominal.kind == .binaural ? nominal.headRadiusMeters : nominal.spacingMeters
+        // A coincident pair's delay is 0 for every direction: its slope is 0.
+        let aperture = switch nominal.kind {
+        case .binaural: nominal.headRadiusMeters
+        case .spaced: nominal.spacingMeters
+        case .coincident: 0.0
+        }
         let time = RobustLine.fit(
             x: x, y: frames.observations.map(\.delay), weights: frames.weights,
             slope: parameters.contains(.spacing) ? nil : aperture,
@@ -249,7 +270,7 @@ public enum ArrayCalibration {
     }
 
     /// Fits the level cue into `fit` (`.gain`, `.ildGain`): spaced, a constant level difference;
-    /// binaural, a line in `sin θ`; coincident, the `tanh` mapping by search.
+    /// binaural, a line in `sin θ`; coincident, the pair's patterns by search (and `.pattern`).
     private static func fitLevelCue(
         _ frames: Frames, parameters: [CalibrationParameter], into fit: inout CalibrationFit
     ) throws(CalibrationError) {
@@ -272,12 +293,26 @@ public enum ArrayCalibration {
             }
             level = (line.slope, line.slopeError, line.intercept, line.interceptError)
         case .coincident:
-            let mapping = CoincidentLevelFit.fit(
-                ild: frames.observations.map(\.ildDecibels), lateral: frames.lateral, weights: frames.weights,
-                gain: wantsILDGain ? nil : nominal.ildGain, offset: wantsGain ? nil : nominal.gainOffsetDecibels)
-            level = (mapping.gain, mapping.gainError, mapping.offset, mapping.offsetError)
+            let pairFrames = frames.observations.enumerated().map { i, o in
+                CoincidentPairFit.Frame(
+                    leftPower: o.leftPower, rightPower: o.rightPower, crossPower: o.crossPower,
+                    cosine: cos(o.truthAzimuth * .pi / 180), sine: sin(o.truthAzimuth * .pi / 180),
+                    weight: frames.weights[i])
+            }
+            let wantsPattern = parameters.contains(.pattern)
+            let pairFit = CoincidentPairFit.fit(
+                pairFrames, pair: wantsPattern ? nil : nominal.coincidentPair, offset: wantsGain ? nil : nominal.gainOffsetDecibels)
+            if wantsPattern {
+                guard pairFit.pair.pattern < 0.95 else {
+                    throw .cannotFit(parameter: .pattern, reason: "the channels' levels hardly change with the angle (pattern \(formatFixed(pairFit.pair.pattern, 2)), nearly omni): a coincident pair needs directional capsules")
+                }
+                fit.array.coincidentPair = pairFit.pair
+                fit.standardErrors[.pattern] = pairFit.patternError
+                fit.includedAngleStandardError = pairFit.angleError
+            }
+            level = (nominal.ildGain, 0, pairFit.offset, pairFit.offsetError)
         }
-        if wantsILDGain && nominal.kind != .spaced {
+        if wantsILDGain && nominal.kind == .binaural {
             fit.array.ildGain = level.slope
             fit.standardErrors[.ildGain] = level.slopeError
         }
@@ -365,77 +400,3 @@ struct RobustLine {
         return line
     }
 }
-
-/// The coincident model's level mapping, fitted by search: for each gain offset `g₀` the best
-/// `G` (golden section on log G), and `g₀` on a grid then refined.
-struct CoincidentLevelFit {
-    var gain: Double
-    var offset: Double
-    var gainError: Double
-    var offsetError: Double
-
-    static func lateral(ild: Double, gain: Double, offset: Double) -> Double {
-        ArrayModel.coincidentLateral(ratio: tanh((ild - offset) * log(10) / 40), gain: gain)
-    }
-
-    static func fit(ild: [Double], lateral truth: [Double], weights: [Double], gain fixedGain: Double?, offset fixedOffset: Double?)
-        -> CoincidentLevelFit
-    {
-        func cost(_ gain: Double, _ offset: Double) -> Double {
-            var sum = 0.0
-            for i in ild.indices {
-                let r = truth[i] - lateral(ild: ild[i], gain: gain, offset: offset)
-                sum += weights[i] * r * r
-            }
-            return sum
-        }
-        func bestGain(_ offset: Double) -> Double {
-            if let fixedGain { return fixedGain }
-            return exp(golden(log(0.2), log(200)) { cost(exp($0), offset) })
-        }
-        var offset = fixedOffset ?? 0
-        if fixedOffset == nil {
-            var best = (cost: Double.infinity, offset: 0.0)
-            for step in -96...96 {
-                let candidate = Double(step) * 0.25
-                let c = cost(bestGain(candidate), candidate)
-                if c < best.cost { best = (c, candidate) }
-            }
-            offset = golden(best.offset - 0.25, best.offset + 0.25) { cost(bestGain($0), $0) }
-        }
-        let gain = bestGain(offset)
-        // Standard errors from the Gauss–Newton normal matrix at the optimum.
-        let sw = weights.reduce(0, +)
-        let effective = sw * sw / weights.reduce(0) { $0 + $1 * $1 }
-        let variance = cost(gain, offset) / sw
-        var a = 0.0, b = 0.0, d = 0.0
-        for i in ild.indices {
-            let f = lateral(ild: ild[i], gain: gain, offset: offset)
-            let dg = (lateral(ild: ild[i], gain: gain * 1.001, offset: offset) - f) / (gain * 0.001)
-            let do_ = (lateral(ild: ild[i], gain: gain, offset: offset + 0.01) - f) / 0.01
-            a += weights[i] * dg * dg; b += weights[i] * dg * do_; d += weights[i] * do_ * do_
-        }
-        a /= sw; b /= sw; d /= sw
-        let determinant = a * d - b * b
-        func error(_ inverse: Double) -> Double { inverse > 0 ? (variance * inverse / effective).squareRoot() : 0 }
-        let both = fixedGain == nil && fixedOffset == nil && determinant > 0
-        return CoincidentLevelFit(
-            gain: gain, offset: offset,
-            gainError: fixedGain != nil ? 0 : error(both ? d / determinant : 1 / a),
-            offsetError: fixedOffset != nil ? 0 : error(both ? a / determinant : 1 / d))
-    }
-
-    /// Minimum of a unimodal `f` on `[a, b]` by golden-section search.
-    static func golden(_ a: Double, _ b: Double, _ f: (Double) -> Double) -> Double {
-        let ratio = (5.0.squareRoot() - 1) / 2
-        var a = a, b = b
-        var c = b - ratio * (b - a), d = a + ratio * (b - a)
-        var fc = f(c), fd = f(d)
-        for _ in 0..<40 {
-            if fc < fd { b = d; d = c; fd = fc; c = b - ratio * (b - a); fc = f(c) }
-            else { a = c; c = d; fc = fd; d = a + ratio * (b - a); fd = f(d) }
-        }
-        return (a + b) / 2
-    }
-}
-

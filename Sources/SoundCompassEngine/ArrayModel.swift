@@ -20,25 +20,34 @@ public struct ArrayModel: Sendable, Equatable {
         /// `(r/c)·(θ + sin θ)` at high ones) and the head shadow's level difference, which grows
         /// with frequency, as a second cue (see the `ArrayModel+Head.swift` notes).
         case binaural
-        /// Level-encoded stereo (XY/MS pair, a phone's beamformed pair): the level difference
-        /// through `tanh(gain·…)` is the main cue, the time difference a small correction.
+        /// Level-encoded stereo from coincident first-order capsules (XY, Blumlein, decoded
+        /// Mid-Side; see ``CoincidentPair``): the direction is the exact inverse of the pair's
+        /// polar patterns applied to the channels' covariance. The capsules share one point, so
+        /// the time difference is 0 for every direction: it is measured and reported but carries
+        /// no weight in the direction.
         case coincident
     }
 
     /// The arrangement.
     public var kind: Kind
-    /// Microphone spacingMeters in metres (spaced; also the aperture for the coincident model's time cue).
+    /// Microphone spacing in metres (spaced; for coincident only the half-width of the delay search,
+    /// whose result is reported but not used for the direction).
     public var spacingMeters: Double
     /// Head radius in metres (binaural).
     public var headRadiusMeters: Double
     /// Speed of sound in m/s.
     public var speedOfSoundMetersPerSecond: Double
-    /// Level-cue mapping gain. Coincident: the gain `g` of `lateral = sign(x)·tanh(g·(|x| − 0.01))`
-    /// with `x = (R_rms − L_rms)/(R_rms + L_rms)` (12, as in the iOS app). Binaural: the scale of
-    /// the spherical head shadow's level difference, 10 for the sphere's own (about 14 dB at
-    /// 4 kHz for a source at ±90°); `lateral(leftRMS:rightRMS:highFrequencyILD:)` keeps the flat
-    /// reading `ILD_hf / gain`.
+    /// Binaural level-cue gain: the scale of the spherical head shadow's level difference, 10 for
+    /// the sphere's own (about 14 dB at 4 kHz for a source at ±90°);
+    /// `lateral(leftRMS:rightRMS:highFrequencyILD:)` keeps the flat reading `ILD_hf / gain`. Not
+    /// used by the other kinds (a coincident pair's level cue follows from ``coincidentPair``).
     public var ildGain: Double
+    /// The capsules of a coincident pair: pattern and included angle (coincident; XY cardioids
+    /// at 90° by default). With ``channelsAreMidSide`` it is the pair the recording decodes to.
+    public var coincidentPair: CoincidentPair
+    /// True when the two input channels are a Mid-Side recording's raw M and S (coincident):
+    /// the analysis decodes `L = M + S`, `R = M − S` first (see ``CoincidentPair/midSide(midPattern:sideGain:)``).
+    public var channelsAreMidSide: Bool
     /// Inter-channel delay of the hardware in seconds, subtracted from every measured delay
     /// (right minus left; from a calibration profile, 0 by default).
     public var delayOffsetSeconds: Double
@@ -52,19 +61,24 @@ public struct ArrayModel: Sendable, Equatable {
     public static let defaultSpacing = 0.15
     /// Default head radius, metres.
     public static let defaultHeadRadius = 0.0875
+    /// Default binaural level-cue gain, dB of high-frequency level difference at 90°.
+    public static let defaultBinauralILDGain = 10.0
 
     /// - Parameters:
     ///   - kind: the arrangement (default `.spaced`).
     ///   - spacingMeters: microphone spacing in metres, within ``spacingRange`` (5 mm…5 m).
     ///   - headRadiusMeters: head radius in metres, within ``headRadiusRange`` (1…50 cm).
-    ///   - ildGain: level-cue gain; `nil` picks the kind's default (12 coincident, 10 dB binaural).
+    ///   - ildGain: binaural level-cue gain (the head shadow's scale); `nil` picks the default, 10.
     ///   - speedOfSoundMetersPerSecond: m/s.
     ///   - delayOffsetSeconds: see ``delayOffsetSeconds``.
     ///   - gainOffsetDecibels: see ``gainOffsetDecibels``.
+    ///   - coincidentPair: see ``coincidentPair``.
+    ///   - channelsAreMidSide: see ``channelsAreMidSide``.
     public init(
         kind: Kind = .spaced, spacingMeters: Double = defaultSpacing, headRadiusMeters: Double = defaultHeadRadius,
         ildGain: Double? = nil, speedOfSoundMetersPerSecond: Double = defaultSpeedOfSound,
-        delayOffsetSeconds: Double = 0, gainOffsetDecibels: Double = 0
+        delayOffsetSeconds: Double = 0, gainOffsetDecibels: Double = 0,
+        coincidentPair: CoincidentPair = .xyCardioids, channelsAreMidSide: Bool = false
     ) {
         precondition(
             Self.spacingRange.contains(spacingMeters) && Self.headRadiusRange.contains(headRadiusMeters)
@@ -74,7 +88,9 @@ public struct ArrayModel: Sendable, Equatable {
         self.spacingMeters = spacingMeters
         self.headRadiusMeters = headRadiusMeters
         self.speedOfSoundMetersPerSecond = speedOfSoundMetersPerSecond
-        self.ildGain = ildGain ?? (kind == .binaural ? 10 : 12)
+        self.ildGain = ildGain ?? Self.defaultBinauralILDGain
+        self.coincidentPair = coincidentPair
+        self.channelsAreMidSide = channelsAreMidSide
         self.delayOffsetSeconds = delayOffsetSeconds
         self.gainOffsetDecibels = gainOffsetDecibels
     }
@@ -151,29 +167,47 @@ public struct ArrayModel: Sendable, Equatable {
         case .binaural:
             return max(-1, min(1, (highFrequencyILD - gainOffsetDecibels) / ildGain))
         case .coincident:
-            // Remove the hardware gain offset (right minus left, dB) before the ratio: the
-            // corrected level difference 20·log10(r/l) is the measured one minus the offset.
-            let correction = pow(10, -gainOffsetDecibels / 40)
-            let l = leftRMS / correction, r = rightRMS * correction
-            guard l + r > 0 else { return 0 }
-            return Self.coincidentLateral(ratio: (r - l) / (r + l), gain: ildGain)
+            // RMS values alone carry no polarity: read them as an in-phase pair.
+            return coincidentLevelCue(ChannelCovariance(
+                leftPower: leftRMS * leftRMS, rightPower: rightRMS * rightRMS, crossPower: leftRMS * rightRMS),
+                degreesOfFreedom: .infinity).lateral
         }
     }
 
-    /// Half-width of the dead zone of the coincident level mapping: level ratios within ±0.01
-    /// (about ±0.17 dB) read as straight ahead, so a pair's small mismatch does not wander.
-    static let coincidentDeadZone = 0.01
-
-    /// The coincident model's level mapping, `lateral = sign(x)·tanh(g·(|x| − 0.01))` and 0 in
-    /// the dead zone ``coincidentDeadZone``.
+    /// The coincident model's level cue from a frame's second moments: the principal axis of
+    /// the channels' covariance (hardware gain offset removed) inverted through the pair's
+    /// patterns (``CoincidentPair/azimuth(principalAngle:)``).
+    ///
+    /// The confidence (before the loudness term) is `directness × steepness`:
+    /// - directness: the share of the power along one direction beyond what a diffuse field or
+    ///   chance gives this pair, `e = (r − f)/(1 − f)` with `r = (λ₁ − λ₂)/(λ₁ + λ₂)` and the
+    ///   floor `f` the larger of |``CoincidentPair/diffuseCorrelation``| and `3/√N` (what two
+    ///   unrelated channels of `N` degrees of freedom reach by chance), through
+    ///   ``ConfidenceMapping/directness(_:)``;
+    /// - steepness: `clamp(dψ/dθ / 0.3)` at the estimate (``ConfidenceMapping/fullSteepness``),
+    ///   0 for an omni pair, which has no level information.
     /// - Parameters:
-    ///   - x: the level ratio `(R − L)/(R + L)` of the channels' RMS values, −1…1.
-    ///   - gain: the mapping gain `g` (``ildGain``, > 0).
-    /// - Returns: the lateral value, −1…1.
-    static func coincidentLateral(ratio x: Double, gain: Double) -> Double {
-        let magnitude = abs(x) - coincidentDeadZone
-        guard magnitude > 0 else { return 0 }
-        return (x < 0 ? -1 : 1) * tanh(gain * magnitude)
+    ///   - covariance: the frame's second moments, as measured (the gain offset is removed here).
+    ///   - degreesOfFreedom: independent samples behind them (≥ 1): the frame length for a
+    ///     broadband frame, `2·bandwidth·duration` for a band.
+    /// - Returns: the lateral value `sin θ` (−1…1) and the confidence (0…1).
+    package func coincidentLevelCue(
+        _ covariance: ChannelCovariance, degreesOfFreedom: Double
+    ) -> (lateral: Double, confidence: Double) {
+        // Remove the hardware gain offset (right minus left, dB): scale L by 10^(g/40) and R by
+        // 10^(−g/40), so the corrected level difference is the measured one minus g.
+        let k2 = pow(10, gainOffsetDecibels / 20)
+        let axis = CoincidentPair.principalAxis(
+            leftPower: covariance.leftPower * k2, rightPower: covariance.rightPower / k2,
+            crossPower: covariance.crossPower)
+        let pair = coincidentPair
+        let azimuth = pair.azimuth(principalAngle: axis.angle)
+        let chance = ConfidenceMapping.chanceDirectnessScale / max(1, degreesOfFreedom).squareRoot()
+        let floor = min(max(pair.diffuseCorrelation.magnitude, chance), 0.95)
+        let excess = (axis.directness - floor) / (1 - floor)
+        let confidence = ConfidenceMapping.directness(excess)
+            * ConfidenceMapping.steepness(pair.steepness(azimuthDegrees: azimuth))
+        return (sin(azimuth * .pi / 180), confidence)
     }
 
     /// How the model trusts each cue: the standard deviation (in lateral units) of a fully
@@ -183,7 +217,8 @@ public struct ArrayModel: Sendable, Equatable {
         switch kind {
         case .spaced: (0.02, 1.0, .infinity, 0.0)
         case .binaural: (0.02, 1.0, 0.25, 0.6)
-        case .coincident: (0.25, 0.3, 0.05, 1.0)
+        // Coincident: the delay is 0 for every direction, so the time cue has no weight.
+        case .coincident: (.infinity, 0.0, 0.05, 1.0)
         }
     }
 }

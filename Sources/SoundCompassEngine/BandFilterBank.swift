@@ -80,6 +80,15 @@ package final class BandFilterBank {
             count: frameLength)
     }
 
+    /// Second moments (`L²`, `R²`, `L·R`) of band `index` over the current frame, for the
+    /// coincident model's level cue.
+    package func covariance(_ index: Int) -> ChannelCovariance {
+        ChannelCovariance(
+            left: UnsafeBufferPointer(start: bands[index].leftFrame.baseAddress, count: frameLength),
+            right: UnsafeBufferPointer(start: bands[index].rightFrame.baseAddress, count: frameLength),
+            count: frameLength)
+    }
+
     /// Clears the filters' state and the band frames (as if the input had been silent forever).
     package func reset() {
         for g in groups.indices { groups[g].reset() }

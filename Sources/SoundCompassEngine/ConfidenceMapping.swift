@@ -3,9 +3,7 @@
 ///
 /// Every mapping is a clamped ramp `clamp((x − start)/width)`: 0 up to `start`, 1 from
 /// `start + width`. The constants were chosen on synthetic scenes and recordings (see
-/// Docs/Accuracy.md); records depend on their exact values. (The coincident level cue's
-/// `tanh` mapping with its dead zone is a direction, not a confidence:
-/// ``ArrayModel/coincidentLateral(ratio:gain:)``.)
+/// Docs/Accuracy.md); records depend on their exact values.
 package enum ConfidenceMapping {
     // MARK: - Thresholds
 
@@ -92,6 +90,37 @@ package enum ConfidenceMapping {
     package static let ambiguousProminence: Float = 0.3
     /// The factor of a band's confidence when the broadband prior picked its peak.
     package static let priorResolvedShare: Float = 0.5
+
+    // MARK: - Coincident level cue
+
+    /// Excess directness (see ``ArrayModel``'s coincident level cue) below which the cue earns
+    /// nothing (0.2).
+    package static let directnessFloor = 0.2
+    /// Excess directness above ``directnessFloor`` over which the term rises to 1 (full at 0.7,
+    /// about 8 dB of frame SNR over uncorrelated sensor noise for XY cardioids).
+    package static let directnessWidth = 0.5
+    /// Two unrelated channels of `N` independent samples reach a directness of about
+    /// `1.25/√N` on average and rarely more than `3/√N`: the chance floor's scale (3).
+    package static let chanceDirectnessScale = 3.0
+
+    /// How much of the frame's power lies along one direction beyond the diffuse field's and
+    /// chance's share: `clamp((e − 0.2)/0.5)`.
+    /// - Parameter excess: the excess directness, ≤ 1.
+    @inline(__always)
+    package static func directness(_ excess: Double) -> Double {
+        clamp01((excess - directnessFloor) / directnessWidth)
+    }
+
+    /// Steepness `dψ/dθ` of a coincident pair's map (radians per radian) from which the level
+    /// cue is fully believed (0.3: an error of 1° in the principal angle costs at most 3.3° of
+    /// azimuth; XY cardioids have 0.33…0.41, a Blumlein pair 1).
+    package static let fullSteepness = 0.3
+
+    /// How steep the coincident map is where the estimate lies: `clamp(dψ/dθ / 0.3)`.
+    @inline(__always)
+    package static func steepness(_ slope: Double) -> Double {
+        clamp01(slope / fullSteepness)
+    }
 
     // MARK: - Loudness (level cues)
 

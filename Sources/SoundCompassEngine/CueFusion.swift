@@ -21,10 +21,11 @@ package struct Cue: Sendable, Equatable {
 ///
 /// Direction: inverse-variance weighting, `lateral = Σ wᵢ·latᵢ / Σ wᵢ` with
 /// `wᵢ = confidenceᵢ / σᵢ²` and `σᵢ` the model's spread of a fully confident cue (spaced: ITD only;
-/// binaural: ITD σ 0.02, ILD σ 0.25, so a confident ITD dominates; coincident: ILD σ 0.05,
-/// ITD σ 0.25, a small correction). Binaural: the time cue's σ shrinks towards the sides, where a
-/// delay pins the lateral value ever more tightly (``ArrayModel/binauralTimeSigma(lateral:)``), so
-/// a level cue that reads less than 90° (the head's bright spot) cannot pull a side source inwards.
+/// binaural: ITD σ 0.02, ILD σ 0.25, so a confident ITD dominates; coincident: ILD only, the
+/// capsules' delay being 0 for every direction). Binaural: the time cue's σ shrinks towards the
+/// sides, where a delay pins the lateral value ever more tightly
+/// (``ArrayModel/binauralTimeSigma(lateral:)``), so a level cue that reads less than 90° (the
+/// head's bright spot) cannot pull a side source inwards.
 ///
 /// Confidence: `1 − Πᵢ (1 − shareᵢ·confidenceᵢ)`, so either cue alone can carry the model's share
 /// for it, and agreeing cues add up without exceeding 1.

@@ -16,6 +16,8 @@ package struct FrameEstimate: Sendable, Equatable {
     package var timeCue: Cue
     /// The level cue and its confidence.
     package var levelCue: Cue
+    /// The channels' second moments (coincident; zero for the other kinds, which do not measure them).
+    package var covariance = ChannelCovariance(leftPower: 0, rightPower: 0, crossPower: 0)
     /// The fused direction and confidence (confidence 0 below the silence gate).
     package var fused: Cue
     /// True when the frame is louder than the silence gate.
@@ -103,13 +105,22 @@ package final class DirectionEstimator {
                 levelDifference: hfILD,
                 frequencyHz: spectra.meanFrequency(fromBin: highFrequencyBin, sampleRate: config.sampleRate))
             : model.lateral(leftRMS: levels.leftRMS, rightRMS: levels.rightRMS, highFrequencyILD: hfILD)
-        let levelCue = Cue(lateral: levelLateral, confidence: levelConfidence)
+        var levelCue = Cue(lateral: levelLateral, confidence: levelConfidence)
+        var covariance = ChannelCovariance(leftPower: 0, rightPower: 0, crossPower: 0)
+        if model.kind == .coincident {
+            // A coincident pair: the channels' covariance inverted through the capsules' patterns
+            // (see ArrayModel.coincidentLevelCue), trusted by loudness, directness and steepness.
+            covariance = ChannelCovariance(left: left, right: right, count: config.frameLength)
+            let cue = model.coincidentLevelCue(covariance, degreesOfFreedom: Double(config.frameLength))
+            let loudness = ConfidenceMapping.loudness(levelDBFS: level, gateDBFS: config.silenceGateDBFS)
+            levelCue = Cue(lateral: cue.lateral, confidence: loudness * cue.confidence)
+        }
 
         var fused = CueFusion.fuse(time: timeCue, level: levelCue, model: model)
         if !aboveGate { fused.confidence = 0 }
         let estimate = FrameEstimate(
             levels: levels, delay: delay, highFrequencyILD: hfILD, timeCue: timeCue, levelCue: levelCue,
-            fused: fused, aboveGate: aboveGate, dominantFrequency: spectra.dominantFrequency(sampleRate: config.sampleRate))
+            covariance: covariance, fused: fused, aboveGate: aboveGate, dominantFrequency: spectra.dominantFrequency(sampleRate: config.sampleRate))
         return (estimate, spectra)
     }
 }

@@ -12,7 +12,8 @@ import Musl
 ///
 /// Input hygiene: NaN and ±Inf samples become 0 and samples are clamped to ±10000 (+80 dBFS), so
 /// a damaged file cannot put a non-finite number into a record; ``nonFiniteSampleCount`` says
-/// how many were replaced.
+/// how many were replaced. A Mid-Side input (``ArrayModel/channelsAreMidSide``) is decoded to
+/// `L = M + S`, `R = M − S` as it arrives, before anything is measured.
 ///
 /// Life cycle: `init` allocates everything; ``process(left:right:emit:)`` never allocates.
 public final class StreamingAnalyzer {
@@ -35,6 +36,8 @@ public final class StreamingAnalyzer {
     private var frontBack: FrontBackResolver
     private var previousYaw: Double?
     private var shifting = false
+    /// True when the input is a Mid-Side pair to decode (``ArrayModel/channelsAreMidSide``).
+    private let decodesMidSide: Bool
 
     /// Device yaw over time, from an IMU: when set, every record carries ``AnalysisRecord/yaw``
     /// and front/back is resolved from the turning (see ``FrontBackResolver``). It may grow
@@ -76,6 +79,7 @@ public final class StreamingAnalyzer {
         self.tail = TailWeighting(decayRate: configuration.tailDecayDecibelsPerSecond, hopDuration: configuration.hopDuration)
         self.frontBack = FrontBackResolver(hopDuration: configuration.hopDuration)
         self.orientation = orientation
+        self.decodesMidSide = configuration.array.kind == .coincident && configuration.array.channelsAreMidSide
         self.record.bands = subbands.makeRecords()
     }
 
@@ -135,6 +139,14 @@ public final class StreamingAnalyzer {
             for i in 0..<take {
                 l[i] = sanitize(newLeft[index + i])
                 r[i] = sanitize(newRight[index + i])
+            }
+            if decodesMidSide {
+                // Mid-Side: the channels are M and S; the pair is L = M + S, R = M − S.
+                for i in 0..<take {
+                    let mid = l[i], side = r[i]
+                    l[i] = mid + side
+                    r[i] = mid - side
+                }
             }
             subbands.filter(left: l, right: r, offset: filled, count: take)
             filled += take

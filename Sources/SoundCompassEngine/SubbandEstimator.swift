@@ -8,7 +8,7 @@ import Musl
 ///
 /// Each band has a pair of biquads (RBJ cookbook high-pass and low-pass at the band edges,
 /// TDF-II, see `BandFilterBank`) on both channels, run on the stream as it arrives; per frame
-/// it gives the band's level (dBFS) and level difference. The band's time difference is GCC-PHAT restricted to the band's bins of
+/// it gives the band's level (dBFS), level difference and (coincident) covariance. The band's time difference is GCC-PHAT restricted to the band's bins of
 /// the frame's weighted cross-spectrum (``GCCPHAT/estimateBand(_:firstBin:lastBin:prior:)``),
 /// with the broadband lag as a prior for bands above the spatial-aliasing limit. The two cues
 /// are fused by the array model as for the broadband estimate; a band quieter than the silence
@@ -27,6 +27,8 @@ package final class SubbandEstimator {
     private let aliased: [Bool]
     /// The binaural model's low-frequency share of each bin (nil for the other models).
     private let binShares: AlignedFloats?
+    /// Independent samples in a band's frame, `2·bandwidth·frame duration` (coincident level cue).
+    private let degreesOfFreedom: [Double]
 
     /// - Parameters:
     ///   - bands: the bands; those above 0.45·fs must already be dropped.
@@ -48,6 +50,8 @@ package final class SubbandEstimator {
         self.aliased = bands.map { $0.high > aliasingLimit }
         self.binShares = configuration.array.kind == .binaural
             ? configuration.array.binLowFrequencyShares(fftSize: fftSize, sampleRate: fs) : nil
+        let frameDuration = Double(configuration.frameLength) / fs
+        self.degreesOfFreedom = bands.map { max(1, 2 * (min($0.high, fs / 2) - $0.low) * frameDuration) }
     }
 
     /// Filters `count` new samples that sit at `offset` in the analyzer's frame buffers.
@@ -100,7 +104,13 @@ package final class SubbandEstimator {
             let levelLateral = model.kind == .binaural
                 ? model.lateral(levelDifference: levels.ildDecibels, frequencyHz: (band.low * band.high).squareRoot())
                 : model.lateral(leftRMS: levels.leftRMS, rightRMS: levels.rightRMS, highFrequencyILD: levels.ildDecibels)
-            let levelCue = Cue(lateral: levelLateral, confidence: levelConfidence)
+            var levelCue = Cue(lateral: levelLateral, confidence: levelConfidence)
+            if model.kind == .coincident {
+                // The band's covariance through the same inversion as the broadband cue.
+                let cue = model.coincidentLevelCue(bank.covariance(i), degreesOfFreedom: degreesOfFreedom[i])
+                let loudness = ConfidenceMapping.loudness(levelDBFS: level, gateDBFS: config.silenceGateDBFS)
+                levelCue = Cue(lateral: cue.lateral, confidence: loudness * cue.confidence)
+            }
             var fused = CueFusion.fuse(time: timeCue, level: levelCue, model: model)
             let audible = active && level >= config.silenceGateDBFS
             if !audible { fused.confidence = 0 }

@@ -19,8 +19,18 @@ public struct ArrayProfile: Sendable, Equatable {
     public var delayOffsetMicroseconds: Double
     /// Inter-channel gain of the hardware, right minus left, dB.
     public var gainOffsetDecibels: Double
-    /// Level-cue mapping gain (coincident: tanh gain; binaural: dB at 90°); `nil` for spaced.
+    /// Binaural level-cue gain, dB at 90°; `nil` for the other kinds (a coincident profile of an
+    /// older version may carry a tanh gain: it is read and ignored).
     public var ildGain: Double?
+    /// A coincident pair's pattern coefficient, 0…1 (`nil` for the other kinds; 0.5, cardioid,
+    /// when a coincident profile has none).
+    public var pattern: Double?
+    /// A coincident pair's included angle, degrees in (0, 180] (`nil` for the other kinds; 90
+    /// when a coincident profile has none).
+    public var includedAngleDegrees: Double?
+    /// True when the recordings are raw Mid-Side (M, S) channels, decoded before the analysis
+    /// (coincident; ``pattern`` and ``includedAngleDegrees`` are then the decoded pair's).
+    public var midSide: Bool
     /// Sample rate of the recording the profile was fitted on, Hz.
     public var sampleRate: Double
     /// Speed of sound the spacing was fitted with, m/s.
@@ -43,7 +53,10 @@ public struct ArrayProfile: Sendable, Equatable {
         headRadiusMeters = model.kind == .binaural ? model.headRadiusMeters : nil
         delayOffsetMicroseconds = model.delayOffsetSeconds * 1e6
         gainOffsetDecibels = model.gainOffsetDecibels
-        ildGain = model.kind == .spaced ? nil : model.ildGain
+        ildGain = model.kind == .binaural ? model.ildGain : nil
+        pattern = model.kind == .coincident ? model.coincidentPair.pattern : nil
+        includedAngleDegrees = model.kind == .coincident ? model.coincidentPair.includedAngleDegrees : nil
+        midSide = model.kind == .coincident && model.channelsAreMidSide
         self.sampleRate = sampleRate
         speedOfSoundMetersPerSecond = model.speedOfSoundMetersPerSecond
         self.fitted = fitted.map(\.rawValue)
@@ -59,7 +72,11 @@ public struct ArrayProfile: Sendable, Equatable {
             headRadiusMeters: headRadiusMeters ?? (array == .binaural ? spacingMeters / 2 : ArrayModel.defaultHeadRadius),
             ildGain: ildGain, speedOfSoundMetersPerSecond: speedOfSoundMetersPerSecond,
             delayOffsetSeconds: delayOffsetMicroseconds * 1e-6,
-            gainOffsetDecibels: gainOffsetDecibels)
+            gainOffsetDecibels: gainOffsetDecibels,
+            coincidentPair: CoincidentPair(
+                pattern: pattern ?? CoincidentPair.xyCardioids.pattern,
+                includedAngleDegrees: includedAngleDegrees ?? CoincidentPair.xyCardioids.includedAngleDegrees),
+            channelsAreMidSide: array == .coincident && midSide)
     }
 
     /// The `format` field of every profile.
@@ -118,6 +135,10 @@ public struct ArrayProfile: Sendable, Equatable {
         try check(file.delay_offset_us.isFinite && abs(file.delay_offset_us) <= 10_000, "delay_offset_us \(file.delay_offset_us) is beyond ±10000 µs")
         try check(file.gain_offset_db.isFinite && abs(file.gain_offset_db) <= 40, "gain_offset_db \(file.gain_offset_db) is beyond ±40 dB")
         if let g = file.ild_gain { try check(g.isFinite && g > 0 && g <= 1000, "ild_gain \(g) must be positive") }
+        if let a = file.pattern { try check(a.isFinite && a >= 0 && a <= 1, "pattern \(a) is not a first-order pattern coefficient (0…1)") }
+        if let angle = file.included_angle_deg {
+            try check(angle.isFinite && angle > 0 && angle <= 180, "included_angle_deg \(angle) is not an angle in degrees (0…180)")
+        }
         try check(
             file.sample_rate >= AnalysisConfiguration.minimumSampleRate && file.sample_rate <= AnalysisConfiguration.maximumSampleRate,
             "sample_rate \(file.sample_rate) is not a rate in Hz (\(Int(AnalysisConfiguration.minimumSampleRate))…\(Int(AnalysisConfiguration.maximumSampleRate)))")
@@ -131,7 +152,12 @@ public struct ArrayProfile: Sendable, Equatable {
             "spacing_m \(file.spacing_m) does not fit a head (radius \(radii.lowerBound)…\(radii.upperBound) m)")
         profile.delayOffsetMicroseconds = file.delay_offset_us
         profile.gainOffsetDecibels = file.gain_offset_db
-        profile.ildGain = kind == .spaced ? nil : file.ild_gain
+        profile.ildGain = kind == .binaural ? file.ild_gain : nil
+        if kind == .coincident {
+            profile.pattern = file.pattern ?? CoincidentPair.xyCardioids.pattern
+            profile.includedAngleDegrees = file.included_angle_deg ?? CoincidentPair.xyCardioids.includedAngleDegrees
+            profile.midSide = file.mid_side ?? false
+        }
         profile.speedOfSoundMetersPerSecond = c
         profile.fitted = file.fitted ?? []
         profile.recording = file.recording
@@ -159,6 +185,11 @@ public struct ArrayProfile: Sendable, Equatable {
             "\"delay_offset_us\": \(number(delayOffsetMicroseconds, 2))",
             "\"gain_offset_db\": \(number(gainOffsetDecibels, 3))",
             "\"ild_gain\": \(ildGain.map { number($0, 3) } ?? "null")",
+        ]
+        if let pattern { lines.append("\"pattern\": \(number(pattern, 3))") }
+        if let includedAngleDegrees { lines.append("\"included_angle_deg\": \(number(includedAngleDegrees, 1))") }
+        if midSide { lines.append("\"mid_side\": true") }
+        lines += [
             "\"sample_rate\": \(number(sampleRate, sampleRate == sampleRate.rounded() ? 0 : 3))",
             "\"speed_of_sound_m_s\": \(number(speedOfSoundMetersPerSecond, 1))",
             "\"fitted\": [\(fitted.map(string).joined(separator: ", "))]",
@@ -180,6 +211,9 @@ private struct ProfileFile: Decodable {
     var delay_offset_us: Double
     var gain_offset_db: Double
     var ild_gain: Double?
+    var pattern: Double?
+    var included_angle_deg: Double?
+    var mid_side: Bool?
     var sample_rate: Double
     var speed_of_sound_m_s: Double?
     var fitted: [String]?
@@ -235,6 +269,7 @@ public enum ProfileError: Error, Equatable, CustomStringConvertible {
     /// What each field holds, for messages; fields not listed are numbers.
     private static let fieldKinds = [
         "format": "a string", "array": "a string", "recording": "a string", "fitted": "a list of strings",
+        "mid_side": "true or false",
     ]
 
     static func describe(_ error: DecodingError) -> String {

@@ -58,7 +58,8 @@ public enum Calibrator {
                     time: record.time, truthAzimuth: azimuth,
                     delay: estimate.delay.lagSamples / configuration.sampleRate,
                     ildDecibels: estimate.levels.ildDecibels, highFrequencyILD: estimate.highFrequencyILD,
-                    weight: record.confidence))
+                    weight: record.confidence, leftPower: estimate.covariance.leftPower,
+                    rightPower: estimate.covariance.rightPower, crossPower: estimate.covariance.crossPower))
             })
         }
         return measurement

@@ -178,7 +178,10 @@ public final class AnalysisSession {
         var text = model.kind.rawValue
         switch model.kind {
         case .spaced: text += " \(formatTrimmed(model.spacingMeters, 4)) m"
-        case .coincident: text += " \(formatTrimmed(model.spacingMeters, 4)) m, ILD gain \(formatTrimmed(model.ildGain, 2))"
+        case .coincident:
+            let pair = model.coincidentPair
+            text += " pattern \(formatTrimmed(pair.pattern, 3)), angle \(formatTrimmed(pair.includedAngleDegrees, 1))°"
+                + (model.channelsAreMidSide ? ", Mid-Side decoded" : "")
         case .binaural:
             text += " head radius \(formatTrimmed(model.headRadiusMeters, 4)) m, ILD gain \(formatTrimmed(model.ildGain, 2)) dB"
         }
