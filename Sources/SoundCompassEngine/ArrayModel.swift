@@ -61,8 +61,6 @@ public struct ArrayModel: Sendable, Equatable {
     public static let defaultSpacing = 0.15
     /// Default head radius, metres.
     public static let defaultHeadRadius = 0.0875
-    /// Default binaural level-cue gain, dB of high-frequency level difference at 90°.
-    public static let defaultBinauralILDGain = 10.0
 
     /// - Parameters:
     ///   - kind: the arrangement (default `.spaced`).
