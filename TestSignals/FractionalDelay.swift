@@ -17,20 +17,27 @@ public enum FractionalDelay {
         var re = [Double](repeating: 0, count: n), im = [Double](repeating: 0, count: n)
         for i in 0..<signal.count { re[i] = signal[i] }
         ComplexFFT.transform(re: &re, im: &im, inverse: false)
-        return delays.map { delay in
-            var dr = [Double](repeating: 0, count: n), di = [Double](repeating: 0, count: n)
-            dr[0] = re[0]
-            for k in 1..<(n / 2) {
-                let angle = -2 * Double.pi * Double(k) * delay / Double(n)
-                let c = cos(angle), s = sin(angle)
-                let xr = re[k] * c - im[k] * s
-                let xi = re[k] * s + im[k] * c
-                dr[k] = xr; di[k] = xi
-                dr[n - k] = xr; di[n - k] = -xi
-            }
-            ComplexFFT.transform(re: &dr, im: &di, inverse: true)
-            return Array(dr[0..<signal.count])
+        return delays.map { delay in delayed(re: re, im: im, count: signal.count) { _ in delay } }
+    }
+
+    /// One delayed copy from the transform `re`, `im` (size `P`) of a zero-padded signal: bin `k`
+    /// turned by `e^(−2πik·d/P)` with `d = delay(k/P)` samples, its mirror conjugated and the
+    /// Nyquist bin dropped so the copy is real; the first `count` samples of the inverse.
+    static func delayed(re: [Double], im: [Double], count: Int, delay: (Double) -> Double) -> [Double] {
+        let n = re.count
+        var dr = [Double](repeating: 0, count: n), di = [Double](repeating: 0, count: n)
+        dr[0] = re[0]
+        for k in 1..<(n / 2) {
+            let d = delay(Double(k) / Double(n))
+            let angle = -2 * Double.pi * Double(k) * d / Double(n)
+            let c = cos(angle), s = sin(angle)
+            let xr = re[k] * c - im[k] * s
+            let xi = re[k] * s + im[k] * c
+            dr[k] = xr; di[k] = xi
+            dr[n - k] = xr; di[n - k] = -xi
         }
+        ComplexFFT.transform(re: &dr, im: &di, inverse: true)
+        return Array(dr[0..<count])
     }
 
     /// One exact delayed copy (see ``exact(_:delays:)``).

@@ -21,19 +21,7 @@ extension FractionalDelay {
         var re = [Double](repeating: 0, count: n), im = [Double](repeating: 0, count: n)
         for i in 0..<signal.count { re[i] = signal[i] }
         ComplexFFT.transform(re: &re, im: &im, inverse: false)
-        var dr = [Double](repeating: 0, count: n), di = [Double](repeating: 0, count: n)
-        dr[0] = re[0]
-        for k in 1..<(n / 2) {
-            let d = delay(Double(k) / Double(n))
-            let angle = -2 * Double.pi * Double(k) * d / Double(n)
-            let c = cos(angle), s = sin(angle)
-            let xr = re[k] * c - im[k] * s
-            let xi = re[k] * s + im[k] * c
-            dr[k] = xr; di[k] = xi
-            dr[n - k] = xr; di[n - k] = -xi
-        }
-        ComplexFFT.transform(re: &dr, im: &di, inverse: true)
-        return Array(dr[0..<signal.count])
+        return delayed(re: re, im: im, count: signal.count, delay: delay)
     }
 }
 

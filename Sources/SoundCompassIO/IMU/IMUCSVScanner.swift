@@ -66,6 +66,18 @@ package final class IMUCSVScanner {
         ends.reserveCapacity(16)
     }
 
+    /// Ends the cell that starts at `cellStart` in `bytes`: records its extent without the
+    /// spaces and tabs around it, and terminates it with a NUL (for `strtod`).
+    @inline(__always)
+    private static func closeCell(from cellStart: Int, bytes: inout [UInt8], starts: inout [Int], ends: inout [Int]) {
+        var s = cellStart, e = bytes.count
+        while s < e && (bytes[s] == 32 || bytes[s] == 9) { s += 1 }
+        while e > s && (bytes[e - 1] == 32 || bytes[e - 1] == 9) { e -= 1 }
+        starts.append(s)
+        ends.append(e)
+        bytes.append(0)
+    }
+
     // MARK: - Scanning
 
     /// Scans `input` (any piece of the stream) and calls `row` for each row completed by a line
@@ -87,12 +99,7 @@ package final class IMUCSVScanner {
             self.bomMatched = bomMatched
         }
         func endCell() {
-            var s = cellStart, e = bytes.count
-            while s < e && (bytes[s] == 32 || bytes[s] == 9) { s += 1 }
-            while e > s && (bytes[e - 1] == 32 || bytes[e - 1] == 9) { e -= 1 }
-            starts.append(s)
-            ends.append(e)
-            bytes.append(0)
+            Self.closeCell(from: cellStart, bytes: &bytes, starts: &starts, ends: &ends)
             cellStart = bytes.count
         }
         // Bytes of a partial byte-order mark that turned out to be data: `held` of `partialMark`.
@@ -221,12 +228,7 @@ package final class IMUCSVScanner {
     /// and calls `row` with it, if there is one.
     package func finish<E: Error>(row: (IMUCSVRow) throws(E) -> Void) throws(E) {
         guard rowBytes > 0 else { return }
-        var s = cellStart, e = bytes.count
-        while s < e && (bytes[s] == 32 || bytes[s] == 9) { s += 1 }
-        while e > s && (bytes[e - 1] == 32 || bytes[e - 1] == 9) { e -= 1 }
-        starts.append(s)
-        ends.append(e)
-        bytes.append(0)
+        Self.closeCell(from: cellStart, bytes: &bytes, starts: &starts, ends: &ends)
         let result = Self.hand(bytes: bytes, starts: starts, ends: ends, line: rowLine, to: row)
         bytes.removeAll(keepingCapacity: true)
         starts.removeAll(keepingCapacity: true)
