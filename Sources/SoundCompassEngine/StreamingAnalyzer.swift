@@ -13,7 +13,9 @@ import Musl
 /// Input hygiene: NaN and ±Inf samples become 0 and samples are clamped to ±10000 (+80 dBFS), so
 /// a damaged file cannot put a non-finite number into a record; ``nonFiniteSampleCount`` says
 /// how many were replaced. A Mid-Side input (``ArrayModel/channelsAreMidSide``) is decoded to
-/// `L = M + S`, `R = M − S` as it arrives, before anything is measured.
+/// `L = M + S`, `R = M − S` as it arrives, before anything is measured. Then a DC blocker
+/// (``DCBlocker``, ``dcCutoffHertz``) removes each channel's constant offset: a recorder's
+/// bias is no sound and has no direction, and left in it would read as a source ahead.
 ///
 /// Life cycle: `init` allocates everything; ``process(left:right:emit:)`` never allocates.
 public final class StreamingAnalyzer {
@@ -38,6 +40,8 @@ public final class StreamingAnalyzer {
     private var shifting = false
     /// True when the input is a Mid-Side pair to decode (``ArrayModel/channelsAreMidSide``).
     private let decodesMidSide: Bool
+    private var leftBlocker: DCBlocker
+    private var rightBlocker: DCBlocker
 
     /// Device yaw over time, from an IMU: when set, every record carries ``AnalysisRecord/yaw``
     /// and front/back is resolved from the turning (see ``FrontBackResolver``). It may grow
@@ -58,6 +62,11 @@ public final class StreamingAnalyzer {
 
     /// Largest magnitude a sample may have; larger ones are clamped (+80 dBFS).
     public static let sampleLimit: Float = 10_000
+
+    /// Corner frequency of the DC blocker on both channels, Hz (−3 dB; a first-order
+    /// high-pass, identical on both channels, so it leaves every level and phase difference
+    /// above it as it was).
+    public static let dcCutoffHertz = 10.0
 
     /// - Parameters:
     ///   - configuration: settings; must pass ``AnalysisConfiguration/validate()``.
@@ -80,6 +89,8 @@ public final class StreamingAnalyzer {
         self.frontBack = FrontBackResolver(hopDuration: configuration.hopDuration)
         self.orientation = orientation
         self.decodesMidSide = configuration.array.kind == .coincident && configuration.array.channelsAreMidSide
+        self.leftBlocker = DCBlocker(cutoffHertz: Self.dcCutoffHertz, sampleRate: configuration.sampleRate)
+        self.rightBlocker = leftBlocker
         self.record.bands = subbands.makeRecords()
     }
 
@@ -100,6 +111,8 @@ public final class StreamingAnalyzer {
         frontBack.reset()
         previousYaw = nil
         shifting = false
+        leftBlocker.reset()
+        rightBlocker.reset()
     }
 
     /// Takes in a block of samples and emits the record of every frame it completes; the
@@ -148,6 +161,8 @@ public final class StreamingAnalyzer {
                     r[i] = mid - side
                 }
             }
+            leftBlocker.filter(l, count: take)
+            rightBlocker.filter(r, count: take)
             subbands.filter(left: l, right: r, offset: filled, count: take)
             filled += take
             index += take

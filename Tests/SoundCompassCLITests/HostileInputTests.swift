@@ -153,6 +153,28 @@ struct HostileInputTests {
             naming: "at or after the end of the recording")
     }
 
+    // MARK: 6. DC offset
+
+    @Test("item 6: a DC-only recording has no active frame, and calibrate refuses to fit it (65)")
+    func dcOffset() throws {
+        let directory = try TemporaryDirectory()
+        // 3 s of 16-bit stereo at 48 kHz holding a constant 0.3 in both channels.
+        var bytes = [UInt8](BadInputTests.wav(channels: 2, rate: 48000, frames: 144_000))
+        let sample = withUnsafeBytes(of: Int16(9830).littleEndian, Array.init)
+        for i in stride(from: 44, to: bytes.count, by: 2) { bytes.replaceSubrange(i..<i + 2, with: sample) }
+        let path = directory.path("dc.wav")
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let analysis = try CLI.run(["analyze", path, "--format", "jsonl", "--fields", "active,confidence"])
+        #expect(analysis.status == 0, "\(analysis.stderr)")
+        let lines = analysis.stdout.split(separator: "\n")
+        #expect(lines.count == 139)
+        #expect(lines.allSatisfy { $0.contains("\"active\":false") && $0.contains("\"confidence\":0.000") }, "\(lines.first ?? "")")
+        let fit = try CLI.run(["calibrate", path, "--truth", "30", "-o", directory.path("rig.json")])
+        #expect(fit.status == 65, "\(fit.stderr)")
+        #expect(fit.stderr.contains("soundcompass: error: \(path): "), "\(fit.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory.path("rig.json")))
+    }
+
     // MARK: 7, 10. Side files
 
     @Test("items 7 and 10: side files that never end or never start are refused at once", arguments: [
