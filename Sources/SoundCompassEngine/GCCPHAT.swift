@@ -277,13 +277,15 @@ package final class GCCPHAT {
     /// stopping inside the frame is weighted alike in both channels and the window does not
     /// bias the lag.
     private func transform(left: UnsafeBufferPointer<Float>, right: UnsafeBufferPointer<Float>) {
-        let offset = windowOffset
+        let offset = windowOffset, n = frameLength
         window.withUnsafeBufferPointer { w in
-            for i in 0..<frameLength {
-                leftTime[i] = left[i] * w[i]
-                let j = i - offset
-                rightTime[i] = j >= 0 && j < frameLength ? right[i] * w[j] : 0
-            }
+            let l = leftTime.baseAddress, r = rightTime.baseAddress
+            for i in 0..<n { l[i] = left[i] * w[i] }
+            // rightTime[i] = right[i]·w[i − offset] where 0 ≤ i − offset < n, else 0.
+            let start = max(0, offset), end = min(n, n + offset)
+            if start > 0 { r.update(repeating: 0, count: min(start, n)) }
+            if end > start { for i in start..<end { r[i] = right[i] * w[i - offset] } }
+            if end < n { (r + max(end, 0)).update(repeating: 0, count: n - max(end, 0)) }
         }
         fft.forward(leftTime.baseAddress, leftSpectrum.baseAddress)
         fft.forward(rightTime.baseAddress, rightSpectrum.baseAddress)

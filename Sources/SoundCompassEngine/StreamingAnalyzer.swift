@@ -149,10 +149,8 @@ public final class StreamingAnalyzer {
         while index < count {
             let take = min(frameLength - filled, count - index)
             let l = left.baseAddress + filled, r = right.baseAddress + filled
-            for i in 0..<take {
-                l[i] = sanitize(newLeft[index + i])
-                r[i] = sanitize(newRight[index + i])
-            }
+            sanitize(newLeft, from: index, count: take, into: l)
+            sanitize(newRight, from: index, count: take, into: r)
             if decodesMidSide {
                 // Mid-Side: the channels are M and S; the pair is L = M + S, R = M − S.
                 for i in 0..<take {
@@ -183,11 +181,32 @@ public final class StreamingAnalyzer {
         }
     }
 
-    @inline(__always)
-    private func sanitize(_ x: Float) -> Float {
-        if x.isFinite { return max(-Self.sampleLimit, min(Self.sampleLimit, x)) }
-        nonFiniteSampleCount += 1
-        return 0
+    /// Copies `count` samples from `source[start...]` to `target`, NaN and ±Inf as 0 (counted),
+    /// the rest clamped to ±``sampleLimit``: eight samples at a time while none is
+    /// non-finite.
+    private func sanitize(_ source: UnsafeBufferPointer<Float>, from start: Int, count: Int, into target: UnsafeMutablePointer<Float>) {
+        guard count > 0, let base = source.baseAddress else { return }
+        let input = UnsafeRawPointer(base + start)
+        let high = SIMD8<Float>(repeating: Self.sampleLimit), low = -high
+        var i = 0
+        while i + 8 <= count {
+            let x = input.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
+            // x − x is 0 for a finite x and NaN for NaN and ±Inf.
+            guard all((x - x) .== SIMD8<Float>()) else { break }
+            let clamped = x.replacing(with: high, where: x .> high).replacing(with: low, where: x .< low)
+            UnsafeMutableRawPointer(target + i).storeBytes(of: clamped, as: SIMD8<Float>.self)
+            i += 8
+        }
+        while i < count {
+            let x = base[start + i]
+            if x.isFinite {
+                target[i] = max(-Self.sampleLimit, min(Self.sampleLimit, x))
+            } else {
+                target[i] = 0
+                nonFiniteSampleCount += 1
+            }
+            i += 1
+        }
     }
 
     /// Analyses the frame in the buffers.
