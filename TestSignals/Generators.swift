@@ -76,9 +76,19 @@ public enum Generators {
         from start: Double, to end: Double, sampleRate: Double, count: Int, amplitude: Double = 0.5,
         logarithmic: Bool = true
     ) -> [Double] {
+        chirp(from: start, to: end, sampleRate: sampleRate, count: count, range: 0..<count, amplitude: amplitude,
+              logarithmic: logarithmic)
+    }
+
+    /// Samples `range` of ``chirp(from:to:sampleRate:count:amplitude:logarithmic:)``: a piece of
+    /// the sweep of `count` samples, each sample as the whole sweep has it.
+    static func chirp(
+        from start: Double, to end: Double, sampleRate: Double, count: Int, range: Range<Int>, amplitude: Double,
+        logarithmic: Bool = true
+    ) -> [Double] {
         precondition(start > 0 && end > 0)
         let duration = Double(count) / sampleRate
-        return (0..<count).map { i in
+        return range.map { i in
             let t = Double(i) / sampleRate
             let phase: Double
             if logarithmic && start != end {

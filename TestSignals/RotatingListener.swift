@@ -74,6 +74,14 @@ public struct RotatingListener: Sendable, Equatable {
     /// where a source plays; azimuth relative to the pair, both azimuths and the yaw on
     /// (−180, 180].
     public func truthCSV(step: Double = 0.01) -> String {
+        var text = ""
+        truthCSV(step: step) { text += $0 }
+        return text
+    }
+
+    /// ``truthCSV(step:)`` in pieces of whole lines (about 64 kB each), passed to
+    /// `write` in order, for a long scene.
+    public func truthCSV(step: Double = 0.01, _ write: (String) throws -> Void) rethrows {
         var text = "time,azimuth,yaw,world_azimuth,hemisphere\n"
         var i = 0
         while Double(i) * step < scene.duration {
@@ -83,8 +91,9 @@ public struct RotatingListener: Sendable, Equatable {
             let hemisphere = abs(relative) < 90 ? "front" : abs(relative) > 90 ? "back" : "side"
             text += "\(formatted(t, 3)),\(formatted(relative, 3)),\(formatted(wrapDegrees(yaw.yaw(at: t)), 3)),"
                 + "\(formatted(wrapDegrees(world), 3)),\(hemisphere)\n"
+            if text.utf8.count >= csvPieceLength { try write(text); text = "" }
         }
-        return text
+        try write(text)
     }
 
     /// What the IMU logs, and how.
@@ -132,6 +141,14 @@ public struct RotatingListener: Sendable, Equatable {
     /// `log.start` to the end of the scene. Extra columns (`pitch`, `roll`, `temperature`) stand in
     /// for what real loggers add.
     public func imuCSV(_ log: IMULog = IMULog()) -> String {
+        var text = ""
+        imuCSV(log) { text += $0 }
+        return text
+    }
+
+    /// ``imuCSV(_:)`` in pieces of whole lines (about 64 kB each), passed to `write` in
+    /// order, for a long scene.
+    public func imuCSV(_ log: IMULog = IMULog(), _ write: (String) throws -> Void) rethrows {
         var text: String
         switch log.orientation {
         case .yaw(let column, _): text = "\(log.timeColumn),\(column),pitch,roll,temperature\n"
@@ -156,8 +173,9 @@ public struct RotatingListener: Sendable, Equatable {
                 let q = Quaternion.about(z: psi).times(.about(y: pitch)).times(.about(x: roll))
                 text += "\(time),\(formatted(q.w, 9)),\(formatted(q.x, 9)),\(formatted(q.y, 9)),\(formatted(q.z, 9))\n"
             }
+            if text.utf8.count >= csvPieceLength { try write(text); text = "" }
         }
-        return text
+        try write(text)
     }
 }
 

@@ -93,6 +93,34 @@ public enum SourceSignal: Sendable, Equatable {
         case .speech: Generators.speechLike(count: count, sampleRate: sampleRate, rms: rms, seed: seed)
         }
     }
+
+    /// Samples `range` of a source of `count` samples. A tone or a chirp gives exactly those
+    /// samples of ``render(count:sampleRate:rms:seed:)``; the random kinds (noise, speech) give a
+    /// new piece of `range.count` samples from `seed`, unless `range` is the whole source.
+    func render(range: Range<Int>, of count: Int, sampleRate: Double, rms: Double, seed: UInt64) -> [Double] {
+        if range == 0..<count { return render(count: count, sampleRate: sampleRate, rms: rms, seed: seed) }
+        switch self {
+        case .tone(let f):
+            let cycles = f * Double(range.lowerBound) / sampleRate
+            let phase = 2 * Double.pi * (cycles - cycles.rounded(.down))
+            return Generators.tone(
+                frequency: f, sampleRate: sampleRate, count: range.count, amplitude: rms * 2.squareRoot(), phase: phase)
+        case .chirp(let a, let b):
+            return Generators.chirp(
+                from: a, to: b, sampleRate: sampleRate, count: count, range: range, amplitude: rms * 2.squareRoot())
+        case .whiteNoise, .pinkNoise, .bandNoise, .speech:
+            return render(count: range.count, sampleRate: sampleRate, rms: rms, seed: seed)
+        }
+    }
+
+    /// True for the kinds whose samples are a function of time (tone, chirp), so that two
+    /// renders of the same time are equal; false for the random kinds.
+    var isDeterministic: Bool {
+        switch self {
+        case .tone, .chirp: true
+        case .whiteNoise, .pinkNoise, .bandNoise, .speech: false
+        }
+    }
 }
 
 /// One sound source in a ``Scene``.
@@ -181,40 +209,84 @@ public struct Scene: Sendable, Equatable {
 
     /// Renders the scene. Call ``validate()`` first on a scene built from user input: a scene
     /// that fails it renders without trapping, but not necessarily as meant (times are
-    /// clamped to the scene).
+    /// clamped to the scene). The whole signal is held in memory (about 70 bytes per sample while
+    /// rendering): ``render(mismatch:_:)`` renders a long scene in bounded memory.
     public func render() -> StereoSignal {
         let total = sampleCount
-        var left = [Double](repeating: 0, count: total), right = [Double](repeating: 0, count: total)
-        var active = [Bool](repeating: false, count: total)
+        let span = renderSpan(0..<total, total: total, segment: 0, separatingDeterministic: false)
+        return StereoSignal(left: span.left.map { Float($0) }, right: span.right.map { Float($0) }, sampleRate: sampleRate)
+    }
+
+    /// Samples `span` of the scene, each channel the sum of the sources playing there (clipped to
+    /// `span`, with their fades where they truly start and end, their paths at absolute time) and
+    /// the sensor noise. The whole scene (`span` = `0..<total`, `segment` 0) is ``render()``.
+    /// Another `segment` draws the random sources and the noise from seeds derived from theirs
+    /// and the segment, and the noise's level is set by the signal power within `span` (when no
+    /// source plays there, `previousSignalRMS`).
+    /// - Parameter separatingDeterministic: put tones and chirps in `coherentLeft`/`coherentRight`
+    ///   (empty otherwise), so that segment joins can fade them in amplitude and the rest in power.
+    func renderSpan(
+        _ span: Range<Int>, total: Int, segment: Int, separatingDeterministic: Bool, previousSignalRMS: Double? = nil
+    ) -> RenderedSpan {
+        let count = span.count
+        var left = [Double](repeating: 0, count: count), right = [Double](repeating: 0, count: count)
+        var coherentLeft = [Double](repeating: 0, count: separatingDeterministic ? count : 0)
+        var coherentRight = coherentLeft
+        var active = [Bool](repeating: false, count: count)
         for source in sources {
             let first = sampleIndex(source.start, limit: total)
             let last = sampleIndex(source.end ?? duration, limit: total)
-            guard last > first else { continue }
-            let count = last - first
+            let low = max(first, span.lowerBound), high = min(last, span.upperBound)
+            guard high > low else { continue }
             var dry = source.signal.render(
-                count: count, sampleRate: sampleRate, rms: pow(10, source.levelDBFS / 20), seed: source.seed)
-            applyFades(&dry)
-            let (l, r) = spatialise(dry, path: source.path, offset: first)
-            for i in 0..<count {
-                left[first + i] += l[i]
-                right[first + i] += r[i]
-                active[first + i] = true
+                range: (low - first)..<(high - first), of: last - first, sampleRate: sampleRate,
+                rms: pow(10, source.levelDBFS / 20), seed: Self.seed(source.seed, segment: segment))
+            applyFades(&dry, from: low - first, of: last - first)
+            let (l, r) = spatialise(dry, path: source.path, offset: low)
+            let offset = low - span.lowerBound
+            if separatingDeterministic && source.signal.isDeterministic {
+                for i in 0..<(high - low) {
+                    coherentLeft[offset + i] += l[i]
+                    coherentRight[offset + i] += r[i]
+                    active[offset + i] = true
+                }
+            } else {
+                for i in 0..<(high - low) {
+                    left[offset + i] += l[i]
+                    right[offset + i] += r[i]
+                    active[offset + i] = true
+                }
             }
         }
+        var signalRMS: Double?
         if let noise {
             var power = 0.0, n = 0
-            for i in 0..<total where active[i] { power += (left[i] * left[i] + right[i] * right[i]) / 2; n += 1 }
-            let signalRMS = n > 0 ? (power / Double(n)).squareRoot() : 0.01
-            let noiseRMS = signalRMS / pow(10, noise.snrDecibels / 20)
+            for i in 0..<count where active[i] {
+                let l = separatingDeterministic ? left[i] + coherentLeft[i] : left[i]
+                let r = separatingDeterministic ? right[i] + coherentRight[i] : right[i]
+                power += (l * l + r * r) / 2; n += 1
+            }
+            if n > 0 { signalRMS = (power / Double(n)).squareRoot() }
+            let noiseRMS = (signalRMS ?? previousSignalRMS ?? 0.01) / pow(10, noise.snrDecibels / 20)
+            let leftSeed = Self.seed(noise.seed, segment: segment), rightSeed = Self.seed(noise.seed &+ 1, segment: segment)
             let nl = noise.pink
-                ? Generators.pinkNoise(count: total, sampleRate: sampleRate, rms: noiseRMS, seed: noise.seed)
-                : Generators.whiteNoise(count: total, rms: noiseRMS, seed: noise.seed)
+                ? Generators.pinkNoise(count: count, sampleRate: sampleRate, rms: noiseRMS, seed: leftSeed)
+                : Generators.whiteNoise(count: count, rms: noiseRMS, seed: leftSeed)
             let nr = noise.pink
-                ? Generators.pinkNoise(count: total, sampleRate: sampleRate, rms: noiseRMS, seed: noise.seed &+ 1)
-                : Generators.whiteNoise(count: total, rms: noiseRMS, seed: noise.seed &+ 1)
-            for i in 0..<total { left[i] += nl[i]; right[i] += nr[i] }
+                ? Generators.pinkNoise(count: count, sampleRate: sampleRate, rms: noiseRMS, seed: rightSeed)
+                : Generators.whiteNoise(count: count, rms: noiseRMS, seed: rightSeed)
+            for i in 0..<count { left[i] += nl[i]; right[i] += nr[i] }
         }
-        return StereoSignal(left: left.map { Float($0) }, right: right.map { Float($0) }, sampleRate: sampleRate)
+        return RenderedSpan(
+            left: left, right: right, coherentLeft: coherentLeft, coherentRight: coherentRight, signalRMS: signalRMS)
+    }
+
+    /// The seed of a random source or of the noise in segment `segment` of a long render: `seed`
+    /// itself in segment 0 (so a scene rendered in one segment is ``render()``), else a mix of both.
+    static func seed(_ seed: UInt64, segment: Int) -> UInt64 {
+        guard segment != 0 else { return seed }
+        var random = SeededRandom(seed: seed ^ (UInt64(segment) &* 0x9E37_79B9_7F4A_7C15))
+        return random.next()
     }
 
     /// The azimuth (degrees) of the loudest source playing at `time` (at equal level the first
@@ -231,26 +303,38 @@ public struct Scene: Sendable, Equatable {
     /// Ground truth as CSV text (`time,azimuth` header, one row every `step` seconds where a
     /// source plays), as `soundcompass synth` writes it.
     public func truthCSV(step: Double = 0.01) -> String {
+        var text = ""
+        truthCSV(step: step) { text += $0 }
+        return text
+    }
+
+    /// ``truthCSV(step:)`` in pieces of whole lines (about 64 kB each), passed to `write`
+    /// in order, for a long scene.
+    public func truthCSV(step: Double = 0.01, _ write: (String) throws -> Void) rethrows {
         var text = "time,azimuth\n"
         var t = 0.0
         var i = 0
         while t < duration {
             if let azimuth = azimuth(at: t) {
                 text += "\(formatted(t, 3)),\(formatted(azimuth, 3))\n"
+                if text.utf8.count >= csvPieceLength { try write(text); text = "" }
             }
             i += 1
             t = Double(i) * step
         }
-        return text
+        try write(text)
     }
 
-    private func applyFades(_ signal: inout [Double]) {
-        let length = min(Int(fade * sampleRate), signal.count / 2)
+    /// Fades samples `offset..<offset + signal.count` of a source of `count` samples: raised
+    /// cosines at the source's true start and end, none where a segment cuts it.
+    private func applyFades(_ signal: inout [Double], from offset: Int, of count: Int) {
+        let length = min(Int(fade * sampleRate), count / 2)
         guard length > 0 else { return }
+        let range = offset..<(offset + signal.count)
         for i in 0..<length {
             let g = 0.5 - 0.5 * cos(Double.pi * Double(i) / Double(length))
-            signal[i] *= g
-            signal[signal.count - 1 - i] *= g
+            if range.contains(i) { signal[i - offset] *= g }
+            if range.contains(count - 1 - i) { signal[count - 1 - i - offset] *= g }
         }
     }
 
@@ -276,6 +360,19 @@ public struct Scene: Sendable, Equatable {
         return (l, r)
     }
 }
+
+/// Samples of a span of a ``Scene``, see ``Scene/renderSpan(_:total:segment:separatingDeterministic:previousSignalRMS:)``.
+struct RenderedSpan {
+    /// The random sources and the noise (with everything when not separated).
+    var left: [Double], right: [Double]
+    /// Tones and chirps, when separated; else empty.
+    var coherentLeft: [Double], coherentRight: [Double]
+    /// RMS of the signal where a source plays, `nil` when none does (or without noise).
+    var signalRMS: Double?
+}
+
+/// Bytes of CSV text gathered before it is passed on.
+let csvPieceLength = 1 << 16
 
 /// `value` with `decimals` places, for CSV text.
 func formatted(_ value: Double, _ decimals: Int) -> String {

@@ -34,7 +34,7 @@ extension SoundCompassCommand {
         @Flag(help: "Write the built-in demo scene instead (ignores --source, --duration, --array).")
         var demo = false
 
-        @Option(parsing: .unconditional, help: ArgumentHelp("Seconds.", valueName: "s"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("Seconds (at most 2^28 samples: 93 min at 48 kHz).", valueName: "s"))
         var duration: Double = 5
 
         @Option(parsing: .unconditional, help: ArgumentHelp("Sample rate, Hz.", valueName: "Hz"))
@@ -120,8 +120,9 @@ extension SoundCompassCommand {
         @Option(parsing: .unconditional, help: ArgumentHelp("Audio time at which the IMU log starts (its clock reads 0 there), seconds, with --turn.", valueName: "seconds"))
         var imuStart: Double = 0
 
-        /// Most samples per channel `synth` renders (it holds the scene in memory): 2²⁶, 23 min at 48 kHz.
-        static let maximumSamples = 1 << 26
+        /// Most samples per channel `synth` writes: 2²⁸ (93 min at 48 kHz), 2 GiB of stereo float
+        /// samples, which a WAV file holds. It renders block by block, in bounded memory.
+        static let maximumSamples = 1 << 28
 
         func validate() throws {
             guard rate >= 8000, rate <= 768_000 else { throw ValidationError("--rate must be 8000…768000 Hz") }
@@ -172,18 +173,21 @@ extension SoundCompassCommand {
                 if let overlap = scene.firstOverlap(), truth != "none" { Diagnostics.warning(Self.overlapWarning(overlap)) }
                 let listener = turn.map { RotatingListener(scene: scene, yaw: $0.motion) }
                 let rig = ChannelMismatch(delay: channelDelay * 1e-6, gainDecibels: channelGain)
-                let signal = rig.apply(to: listener?.render() ?? scene.render())
                 let format = try SynthFormat.resolve(path: outputFile, fileFormat: fileFormat, sampleFormat: sampleFormat)
                 if let asked = fileFormat?.container, let named = SynthFormat.container(forPath: outputFile) ?? nil, named != asked {
                     Diagnostics.warning("\(outputFile): written as \(asked.rawValue) (--file-format), although its extension says \(named.rawValue)")
                 }
                 let writer = try SoundFileWriter(
                     path: outputFile, sampleRate: Int(scene.sampleRate), channels: 2, format: format)
-                try writer.write(channels: [signal.left, signal.right])
+                // Block by block: memory stays bounded however long the recording.
+                let write = { (block: StereoSignal) throws(SoundFileError) in try writer.write(channels: [block.left, block.right]) }
+                if let listener { try listener.render(mismatch: rig, write) } else { try scene.render(mismatch: rig, write) }
                 writer.close()
                 let truthPath = truth ?? Self.defaultTruthPath(for: outputFile)
                 if truthPath != "none" {
-                    try createFile(truthPath).write(Array((listener?.truthCSV() ?? scene.truthCSV()).utf8))
+                    let sink = try createFile(truthPath)
+                    let piece = { (text: String) throws in try sink.write(Array(text.utf8)) }
+                    if let listener { try listener.truthCSV(piece) } else { try scene.truthCSV(piece) }
                 }
                 var imuPath: String?
                 if let listener {
@@ -192,7 +196,8 @@ extension SoundCompassCommand {
                         rate: imuRate,
                         orientation: imuFormat == .yaw ? .yaw(column: "yaw", radians: false) : .quaternion,
                         sign: imuYawSign.value, start: imuStart)
-                    try createFile(path).write(Array(listener.imuCSV(log).utf8))
+                    let sink = try createFile(path)
+                    try listener.imuCSV(log) { try sink.write(Array($0.utf8)) }
                     imuPath = path
                 }
                 let written = [truthPath != "none" ? truthPath : nil, imuPath].compactMap { $0 }
