@@ -129,4 +129,51 @@ struct IMUTests {
         let bad = try IMUFollower(path: badHeader, format: IMUFormat(), offset: 0)
         #expect(throws: IMUError.self) { try bad.poll(now: 0) }
     }
+
+    @Test("A followed log that is truncated or rotated is read again from its start, once reported (#18 item 5)")
+    func followerTruncatedAndRotated() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path("imu.csv")
+        try "time,yaw\n100.0,10\n100.1,20\n".write(toFile: path, atomically: false, encoding: .utf8)
+        let follower = try IMUFollower(path: path, format: IMUFormat(), offset: nil)
+        try follower.poll(now: 1)
+        #expect(follower.timeline.samples.map(\.yaw) == [10, 20])
+        #expect(follower.offset.map { abs($0 - (1 - 100.1)) < 1e-9 } == true)
+
+        // Truncated and rewritten in place (a logger that restarts, with its clock at 0):
+        // shorter than what was read, so it is read again, and its rows are "now" again.
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.truncate(atOffset: 0)
+        handle.write(Data("time,yaw\n0.0,30\n".utf8))
+        try handle.close()
+        try follower.poll(now: 2)
+        #expect(follower.timeline.samples.last == YawTimeline.Sample(time: 2, yaw: 30))
+        #expect(follower.newWarnings() == ["\(path): the log was truncated; following it again from its start"])
+
+        // Rotated: renamed away and created anew; what the old file still gets is not read.
+        try FileManager.default.moveItem(atPath: path, toPath: directory.path("imu.csv.1"))
+        try "time,yaw\n5.0,40\n5.1,50\n".write(toFile: path, atomically: false, encoding: .utf8)
+        try follower.poll(now: 3)
+        #expect(follower.timeline.samples.suffix(2).map(\.yaw) == [40, 50])
+        #expect(follower.timeline.samples.last.map { abs($0.time - 3) < 1e-9 } == true)
+        #expect(follower.newWarnings() == ["\(path): the log was replaced (rotated); following the new file from its start"])
+        try follower.poll(now: 3.1)
+        #expect(follower.newWarnings().isEmpty)
+        #expect(follower.finalWarnings().isEmpty)
+
+        // With a given offset the clock stays: the rewritten rows keep IMU time + offset.
+        let fixed = directory.path("fixed.csv")
+        try "time,yaw\n1.0,10\n".write(toFile: fixed, atomically: false, encoding: .utf8)
+        let withOffset = try IMUFollower(path: fixed, format: IMUFormat(), offset: 0)
+        try withOffset.poll(now: 1)
+        try "time,yaw\n".write(toFile: fixed, atomically: false, encoding: .utf8)  // truncated: only a header
+        try withOffset.poll(now: 1.5)
+        let rewrite = try #require(FileHandle(forWritingAtPath: fixed))
+        rewrite.seekToEndOfFile()
+        rewrite.write(Data("2.0,20\n".utf8))
+        try rewrite.close()
+        try withOffset.poll(now: 2)
+        #expect(withOffset.timeline.samples.map(\.time) == [1, 2])
+        #expect(withOffset.offset == 0)
+    }
 }

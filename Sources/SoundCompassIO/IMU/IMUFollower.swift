@@ -17,6 +17,13 @@ import Musl
 /// **Clock.** With an ``IMUFormat/offset``, rows go to `IMU time · unit + offset` as for a whole
 /// file. Without one (`nil`), the newest row of the first poll that finds any is taken to be
 /// "now" on the audio clock, which suits a logger writing as it measures.
+///
+/// **Truncated or replaced logs.** When a poll finds nothing new, it checks the path: a file
+/// shorter than what was read (truncated, or rewritten in place) is read again from its start,
+/// and a different file at the path (rotated: renamed away and created anew) is opened instead.
+/// Either way the new text starts with its own header, and without a given offset its first
+/// rows are "now" again (a logger that restarts may restart its clock). Each is reported once
+/// through ``newWarnings()``.
 public final class IMUFollower {
     /// The file followed.
     public let path: String
@@ -27,8 +34,20 @@ public final class IMUFollower {
     /// Usable rows read so far.
     public private(set) var usableRows = 0
 
-    private let parser: IMULogParser
-    private let descriptor: Int32
+    private var parser: IMULogParser
+    private var descriptor: Int32
+    /// Bytes read from the current file.
+    private var position = 0
+    /// The current file's identity, to notice another file at the path.
+    private var identity: (device: UInt, inode: UInt)
+    /// True when the offset is found from the rows (none was given).
+    private let findsOffset: Bool
+    private let format: IMUFormat
+    /// Notices (truncation, rotation) not yet handed out by ``newWarnings()``.
+    private var notices: [String] = []
+    /// Skipped rows counted by parsers replaced after a truncation or rotation.
+    private var earlierSkips = 0
+    private var headerSeen = false
     private var chunk = [UInt8](repeating: 0, count: 1 << 16)
     private var batch: [(time: Double, yaw: Double, line: Int)] = []
     private var reportedSkips = 0
@@ -46,7 +65,10 @@ public final class IMUFollower {
         let fd = try IMULog.openLog(path, flags: O_NONBLOCK)
         self.path = path
         self.descriptor = fd
+        self.identity = Self.identity(of: fd)
         self.offset = offset
+        self.findsOffset = offset == nil
+        self.format = format
         self.parser = IMULogParser(path: path, format: format)
         self.timeline = YawTimeline(capacity: 4096)
         batch.reserveCapacity(1024)
@@ -68,7 +90,12 @@ public final class IMUFollower {
                 if errno == EAGAIN { break }
                 throw IMUError.unreadable(path: path, reason: String(cString: strerror(errno)))
             }
-            if n == 0 { break }
+            if n == 0 {
+                // Nothing new: has the log been truncated or replaced? Then go on reading.
+                if try followReplacement() { continue }
+                break
+            }
+            position += n
             // The parser keeps a partial last line itself (at most a row's limit of it).
             let result = chunk.withUnsafeBufferPointer { buffer in
                 Result { () throws(IMUError) in
@@ -83,6 +110,45 @@ public final class IMUFollower {
         }
         if offset == nil, let newest = batch.last { offset = now - newest.time }
         add(now: now)
+    }
+
+    /// At the end of the data: when the file at ``path`` is shorter than what was read or is
+    /// another file, starts reading it from its beginning with a new parser.
+    /// - Returns: true when it did (the caller reads on).
+    private func followReplacement() throws(IMUError) -> Bool {
+        var status = stat()
+        let replaced = stat(path, &status) == 0
+            && (UInt(status.st_dev) != identity.device || UInt(status.st_ino) != identity.inode)
+        if replaced {
+            // Rotated: the old file is read to its end (this call); now the new one.
+            guard let fd = try? IMULog.openLog(path, flags: O_NONBLOCK) else { return false }
+            close(descriptor)
+            descriptor = fd
+            identity = Self.identity(of: fd)
+            notices.append("\(path): the log was replaced (rotated); following the new file from its start")
+        } else {
+            var own = stat()
+            guard fstat(descriptor, &own) == 0, Int(own.st_size) < position else { return false }
+            guard lseek(descriptor, 0, SEEK_SET) == 0 else { return false }
+            notices.append("\(path): the log was truncated; following it again from its start")
+        }
+        position = 0
+        // The old parser's skipped rows: those kept but not yet handed out go out with the
+        // notices, the rest are counted at the end.
+        notices.insert(contentsOf: parser.skipped[reportedSkips...].map { "\(path): \($0)" }, at: notices.count - 1)
+        earlierSkips += parser.skippedCount - parser.skipped.count
+        headerSeen = headerSeen || parser.columns != nil
+        reportedSkips = 0
+        parser = IMULogParser(path: path, format: format)
+        batch.removeAll(keepingCapacity: true)
+        if findsOffset { offset = nil }
+        return true
+    }
+
+    private static func identity(of fd: Int32) -> (device: UInt, inode: UInt) {
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { return (0, 0) }
+        return (UInt(status.st_dev), UInt(status.st_ino))
     }
 
     /// Adds the rows read (once the offset is known) and drops what no frame will ask for.
@@ -106,18 +172,22 @@ public final class IMUFollower {
     /// Warnings for rows skipped since the last call (the first few rows one by one, then a
     /// count at ``finalWarnings``).
     public func newWarnings() -> [String] {
-        defer { reportedSkips = parser.skipped.count }
-        return parser.skipped[reportedSkips...].map { "\(path): \($0)" }
+        defer {
+            reportedSkips = parser.skipped.count
+            notices.removeAll()
+        }
+        return notices + parser.skipped[reportedSkips...].map { "\(path): \($0)" }
     }
 
     /// What to say at the end of a session: rows skipped beyond those already reported, and
     /// whether any row was usable at all.
     public func finalWarnings() -> [String] {
         var lines: [String] = []
-        if parser.skippedCount > parser.skipped.count {
-            lines.append("\(path): \(parser.skippedCount - parser.skipped.count) more IMU rows skipped")
+        let unreported = earlierSkips + parser.skippedCount - parser.skipped.count
+        if unreported > 0 {
+            lines.append("\(path): \(unreported) more IMU rows skipped")
         }
-        if parser.columns == nil {
+        if parser.columns == nil && !headerSeen {
             lines.append("\(path): no IMU header arrived; front/back stayed unknown")
         } else if usableRows == 0 {
             lines.append("\(path): no usable IMU rows arrived; front/back stayed unknown")
