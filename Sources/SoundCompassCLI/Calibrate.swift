@@ -68,7 +68,7 @@ extension SoundCompassCommand {
                         measurement: measurement, truth: truthTrack)
                 }
                 if let output {
-                    try createFile(output).write(Array(profile.json.utf8))
+                    try writeWholeFile(output, Array(profile.json.utf8))
                     if !quiet { Diagnostics.note("wrote \(output)") }
                 } else {
                     let sink = LineSink.standardOutput()

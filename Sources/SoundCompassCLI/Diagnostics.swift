@@ -120,6 +120,20 @@ func createFile(_ path: String) throws(CLIFailure) -> LineSink {
     }
 }
 
+/// Writes a plot, summary or profile whole (see ``WholeFileWriter``): a file that cannot be
+/// created is exit code 73, a write that fails (a full disk) 74, each with the path and the
+/// reason; either way no partial file is left.
+func writeWholeFile(_ path: String, _ bytes: [UInt8]) throws(CLIFailure) {
+    do {
+        try WholeFileWriter.write(bytes, to: path)
+    } catch {
+        switch error {
+        case .cannotCreate(let reason): throw CLIFailure(reason, status: .cannotCreate)
+        case .writeFailed(let reason): throw CLIFailure(reason, status: .ioError)
+        }
+    }
+}
+
 /// Writes diagnostics to stderr, one line each.
 enum Diagnostics {
     /// Writes straight to file descriptor 2 (no stdio buffering, and no crash when stderr is

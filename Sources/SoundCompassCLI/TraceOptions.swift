@@ -47,10 +47,10 @@ struct TraceOptions: ParsableArguments {
             for line in SegmentReport.table(reports, name: trace.name) { Diagnostics.write("  " + line + "\n") }
         }
         if let summaryJSON {
-            try createFile(summaryJSON).write(Array(SegmentReport.json(reports, name: trace.name).utf8))
+            try writeWholeFile(summaryJSON, Array(SegmentReport.json(reports, name: trace.name).utf8))
         }
         if let plot, let (svg, seconds) = trace.renderPlot(options: session.plotOptions(for: trace)) {
-            try createFile(plot).write(svg)
+            try writeWholeFile(plot, svg)
             if table {
                 Diagnostics.note("wrote \(plot) (\(formatFixedCLI(Double(svg.count) / 1e6, 2)) MB, rendered in \(formatFixedCLI(seconds, 2)) s)")
             }
