@@ -52,6 +52,10 @@ extension SoundCompassCommand {
         @Option(name: .customLong("inject-overrun"), help: ArgumentHelp(visibility: .private))
         var injectedOverruns: [Int] = []
 
+        /// Test seam: the read call (1-based) at which the device disappears (`-ENODEV`).
+        @Option(name: .customLong("inject-unplug"), help: ArgumentHelp(visibility: .private))
+        var injectedUnplug: Int?
+
         @OptionGroup(title: "Analysis")
         var analysis: AnalysisOptions
 
@@ -117,7 +121,9 @@ extension SoundCompassCommand {
             } else {
                 .device(
                     name: device ?? "default", encoding: PCMEncoding(name: sampleFormat), channelCount: selection.count,
-                    injectedFaults: Dictionary(injectedOverruns.map { ($0, -EPIPE) }, uniquingKeysWith: { a, _ in a }))
+                    injectedFaults: Dictionary(
+                        injectedOverruns.map { ($0, -EPIPE) } + (injectedUnplug.map { [($0, -ENODEV)] } ?? []),
+                        uniquingKeysWith: { a, _ in a }))
             }
             let source = try InputOptions.explainingRawErrors {
                 try capture.open(

@@ -76,6 +76,20 @@ struct LiveTests {
         #expect(abs(try Self.activeMedian(live.stdout) - 30) <= 1)
     }
 
+    @Test("the device disappears mid-stream: exit 74 naming it, the records so far written (#18 item 5)")
+    func unplugged() throws {
+        let fixture = try Fixture()
+        let live = try CLI.run(
+            ["live", "--device", "replay", "--format", "jsonl", "--inject-unplug", "60"], environment: fixture.environment)
+        #expect(live.status == 74, "\(live.stderr)")
+        // 59 periods of 1024 frames were read: every frame they complete was written.
+        let records = try CLITests.parseJSONLines(live.stdout)
+        let expected: Int = (59 * 1024 - 2048) / 1024 + 1
+        #expect(records.count == expected, "\(records.count) records")
+        let errors = live.stderrLines.filter { $0.hasPrefix("soundcompass: error: ") }
+        #expect(errors.count == 1 && errors[0].contains("replay"), "\(live.stderr)")
+    }
+
     @Test("an injected overrun: capture goes on, the summary counts it, stream time has no gap or repeat")
     func overrun() throws {
         let fixture = try Fixture()
