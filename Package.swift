@@ -132,3 +132,23 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// MARK: - Fuzz targets (Fuzz/, run by scripts/fuzz): declared only when SOUNDCOMPASS_FUZZ=1, so the
+// everyday build and test never see them. They need `-sanitize=fuzzer` to link (libFuzzer's driver).
+if Context.environment["SOUNDCOMPASS_FUZZ"] == "1" {
+    package.targets += [
+        .target(name: "CFuzzerDriver", path: "Fuzz/CFuzzerDriver"),
+        .target(name: "FuzzSupport", dependencies: ["CFuzzerDriver"], path: "Fuzz/Support"),
+        .executableTarget(name: "FuzzSoundFile", dependencies: ["FuzzSupport", "SoundCompass"], path: "Fuzz/SoundFile"),
+        .executableTarget(name: "FuzzRawPCM", dependencies: ["FuzzSupport", "SoundCompass"], path: "Fuzz/RawPCM"),
+        .executableTarget(name: "FuzzIMU", dependencies: ["FuzzSupport", "SoundCompass"], path: "Fuzz/IMU"),
+        .executableTarget(name: "FuzzProfile", dependencies: ["FuzzSupport", "SoundCompass"], path: "Fuzz/Profile"),
+        .executableTarget(name: "FuzzTruth", dependencies: ["FuzzSupport", "SoundCompass"], path: "Fuzz/Truth"),
+        // SwiftPM links no executable target's code into another executable: scripts/fuzz compiles
+        // the CLI first and names its object files in SOUNDCOMPASS_FUZZ_CLI_OBJECTS.
+        .executableTarget(
+            name: "FuzzOptions", dependencies: ["FuzzSupport", "SoundCompass", "SoundCompassCLI"], path: "Fuzz/Options",
+            linkerSettings: [.unsafeFlags(
+                (Context.environment["SOUNDCOMPASS_FUZZ_CLI_OBJECTS"] ?? "").split(separator: " ").map(String.init))]),
+    ]
+}

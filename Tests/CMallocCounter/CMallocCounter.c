@@ -9,7 +9,15 @@
 #define _GNU_SOURCE
 #include "CMallocCounter.h"
 
-#if defined(__GLIBC__) && !defined(__APPLE__)
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define MALLOC_COUNTER_SANITIZED 1
+#endif
+#endif
+
+// Under a sanitizer (scripts/sanitize) the sanitizer owns malloc: nothing is replaced, nothing is
+// counted, and the allocation tests are left out of those runs.
+#if defined(__GLIBC__) && !defined(__APPLE__) && !defined(MALLOC_COUNTER_SANITIZED)
 
 #include <dlfcn.h>
 #include <errno.h>

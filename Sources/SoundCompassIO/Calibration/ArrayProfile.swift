@@ -122,7 +122,9 @@ public struct ArrayProfile: Sendable, Equatable {
         }
         if let version = file.version {
             try check(version >= 1 && version == version.rounded(), "version \(version) is not a profile version (1)")
-            try check(version <= Double(currentVersion), "version \(Int(version)) is newer than this soundcompass reads (\(currentVersion)); update soundcompass")
+            // A whole number, but perhaps beyond Int (1e20): say it as given then.
+            let given = version < 1e15 ? "\(Int(version))" : "\(version)"
+            try check(version <= Double(currentVersion), "version \(given) is newer than this soundcompass reads (\(currentVersion)); update soundcompass")
         }
         guard let kind = ArrayModel.Kind(rawValue: file.array) else {
             throw .invalid(path: path, problem: "array \"\(file.array)\" is not one of spaced, binaural, coincident")

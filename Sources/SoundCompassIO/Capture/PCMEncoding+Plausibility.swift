@@ -74,7 +74,10 @@ extension PCMEncoding {
         func dot(_ a: [Double], _ b: [Double], lag: Int) -> Double {
             var sum = 0.0
             let n = a.count
-            for i in max(0, -lag)..<min(n, n - lag) { sum += a[i] * b[i + lag] }
+            // Fewer samples than the lag (a stream of a few frames): nothing overlaps.
+            let first = max(0, -lag), end = min(n, n - lag)
+            guard first < end else { return 0 }
+            for i in first..<end { sum += a[i] * b[i + lag] }
             return sum
         }
         let energies = channels.map { dot($0, $0, lag: 0) }

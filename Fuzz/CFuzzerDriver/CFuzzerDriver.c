@@ -1,0 +1,2 @@
+// Declarations only (see include/CFuzzerDriver.h): libFuzzer provides the definition.
+#include "CFuzzerDriver.h"

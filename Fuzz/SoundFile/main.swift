@@ -1,0 +1,32 @@
+// Fuzz target `soundfile`: the input is a whole file (WAV, AIFF, FLAC, Ogg, … as libsndfile
+// sees it), written to a scratch file, opened with SoundFileReader as `analyze FILE` does, and
+// its first frames analysed. Must not crash, hang or leak; errors are the expected outcome.
+import FuzzSupport
+import SoundCompass
+
+/// Frames analysed at most per input (a few analysis frames at 48 kHz), to keep inputs fast.
+let framesAnalysed = 8192
+
+func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    let path = FuzzScratch.write(fuzzBytes(data, size), name: "input")
+    guard let reader = try? SoundFileReader(path: path) else { return 0 }
+    _ = reader.formatDescription
+    _ = reader.expectedFrameCount
+    let configuration = AnalysisConfiguration(sampleRate: reader.sampleRate)
+    guard let analyzer = try? StreamingAnalyzer(configuration: configuration) else { return 0 }
+    let left = UnsafeMutableBufferPointer<Float>.allocate(capacity: 1024)
+    let right = UnsafeMutableBufferPointer<Float>.allocate(capacity: 1024)
+    defer { left.deallocate(); right.deallocate() }
+    var total = 0
+    while total < framesAnalysed, let n = try? reader.read(left: left, right: right), n > 0 {
+        total += n
+        analyzer.process(left: UnsafeBufferPointer(rebasing: left[0..<n]), right: UnsafeBufferPointer(rebasing: right[0..<n])) { record in
+            // Never a NaN in output.
+            precondition(record.time.isFinite && !record.azimuth.isNaN && !record.confidence.isNaN, "NaN in a record")
+        }
+    }
+    _ = reader.warnings
+    return 0
+}
+
+fuzzMain(testOneInput)

@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+@testable import SoundCompassIO
+import TestSignals
+import TestSupport
+
+/// Inputs the fuzz targets (Fuzz/, scripts/fuzz) found crashing, kept as tests once fixed.
+struct FuzzRegressionTests {
+    /// rawpcm crash-46380f6f: 243 bytes of mostly zeros; read as 4-channel f32 it is 15 frames,
+    /// fewer than the ±16-sample lags of the channel-coupling measure, whose range then ran
+    /// backwards (a trap in `PCMEncoding.structure`).
+    static let shortStream: [UInt8] = [0x04,0xd3,0x3f,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x12,0x12,0x12,0x12,0x12,0x12,0x12,0x12,0x12,0x12,0x12,0x12,0x12,0x12,0x12,0x12,0x12,0x12,0x12,0x12,0x12,0x12,0x12,0x12,0x12,0x12,0x12,0x12,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x02,0x01,0xff,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0xe4,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00]
+
+    @Test("channel coupling of streams shorter than its ±16-sample lags: 0 where nothing overlaps")
+    func couplingOfShortStreams() {
+        // Lag 1 pairs a[0] with b[1]: full coupling; no lag-1 self-similarity.
+        let (smoothness, coupling) = PCMEncoding.structure([[1, 0, 0], [0, 1, 0]])
+        #expect(smoothness == 0)
+        #expect(coupling == 1)
+        let single = PCMEncoding.structure([[0.5], [0.25]])
+        #expect(single.smoothness == 0)
+        #expect(single.coupling == 1)  // lag 0: 0.125 / sqrt(0.25 · 0.0625)
+    }
+
+    @Test("the likeliest encoding of 0…20 frames, every encoding and 1…8 channels, without a trap")
+    func likeliestOfShortStreams() {
+        var random = SeededRandom(seed: 46380)
+        for frames in 0...20 {
+            for channels in 1...8 {
+                let count = frames * channels * 4
+                let bytes = (0..<count).map { _ in UInt8(truncatingIfNeeded: random.next() >> 56) }
+                let likely = bytes.withUnsafeBytes { PCMEncoding.likeliest(for: $0, channels: channels) }
+                if let likely {
+                    let clean = bytes.withUnsafeBytes { likely.decoding(of: $0, channels: channels).isClean }
+                    #expect(clean, "\(frames) frames, \(channels) channels: \(likely)")
+                }
+            }
+        }
+    }
+
+    @Test("the rawpcm reproducer: likeliest answers, and a raw source of it reads all 30 frames or is refused as implausible")
+    func rawReproducer() throws {
+        let stream = Array(Self.shortStream.dropFirst(3))
+        #expect(stream.count == 243)
+        _ = stream.withUnsafeBytes { PCMEncoding.likeliest(for: $0, channels: 4) }
+        let directory = TemporaryDirectory()
+        let path = directory.path("short.raw")
+        try Data(stream).write(to: URL(fileURLWithPath: path))
+        for encoding in PCMEncoding.allCases {
+            do {
+                let source = try RawPCMSource(path: path, encoding: encoding, sampleRate: 48000, channelCount: 4, periodFrames: 64)
+                let left = UnsafeMutableBufferPointer<Float>.allocate(capacity: 64)
+                let right = UnsafeMutableBufferPointer<Float>.allocate(capacity: 64)
+                defer { left.deallocate(); right.deallocate() }
+                var frames = 0
+                while case let n = try source.read(left: left, right: right), n > 0 { frames += n }
+                #expect(frames == 243 / (4 * encoding.bytesPerSample), "\(encoding)")
+            } catch let error as SoundFileError {
+                guard case .implausibleSamples = error else { Issue.record("\(encoding): \(error)"); continue }
+            }
+        }
+    }
+}
+
+extension FuzzRegressionTests {
+    /// profile crash-e409c06a: `"version": 111…1` (57 digits), a whole number beyond Int, trapped
+    /// when the "newer than this soundcompass reads" message converted it to Int.
+    @Test("a profile version beyond Int is refused as newer, naming the number", arguments: ["1e20", "111111111111111111111111111111111111111111111111111111111", "1e308"])
+    func hugeProfileVersion(version: String) {
+        let text = #"{"format": "soundcompass-profile", "version": \#(version), "array": "spaced", "spacing_m": 0.17, "delay_offset_us": 0, "gain_offset_db": 0, "sample_rate": 48000}"#
+        #expect(throws: ProfileError.self) { try ArrayProfile.parse(text, path: "p.json") }
+        do { _ = try ArrayProfile.parse(text, path: "p.json") } catch {
+            // 1e+20, 1.1111111111111111e+56, 1e+308
+            #expect(error.description.hasPrefix("p.json: not a usable profile: version 1"), "\(error.description)")
+            #expect(error.description.contains("e+"), "\(error.description)")
+            #expect(error.description.hasSuffix("is newer than this soundcompass reads (1); update soundcompass"))
+        }
+    }
+}
