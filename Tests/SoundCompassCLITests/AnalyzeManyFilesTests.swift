@@ -111,6 +111,26 @@ struct AnalyzeManyFilesTests {
         #expect(Self.contents("\(out)/good.jsonl") == (try CLI.run(["analyze", good, "--raw-format", "f32le"]).stdout))
     }
 
+    @Test("--summary and warnings: each file's lines together, in command-line order, though the short file ends first")
+    func eachFilesLinesTogether() throws {
+        let dir = TemporaryDirectory()
+        let long = try Self.synth(dir, "long.wav", seconds: 4, azimuth: 30)
+        let tiny = try Self.synth(dir, "tiny.wav", seconds: 0.02, azimuth: 0)
+        let result = try CLI.run(["analyze", long, tiny, "--output-dir", dir.path("out"), "--jobs", "2", "--summary"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stderrLines.map(String.init)
+        #expect(lines.count == 9, "\(result.stderr)")
+        guard lines.count == 9 else { return }
+        #expect(lines[0] == "soundcompass: \(long): 1 active segment")
+        #expect(lines[2].contains("+30.0°"))
+        #expect(lines[3] == "soundcompass: \(long): 4.0 s, 186 frames → \(dir.path("out"))/long.jsonl")
+        #expect(lines[4] == "soundcompass: \(tiny): 0 active segments")
+        #expect(lines[6] == "soundcompass: warning: \(tiny): shorter than one analysis frame (2048 samples); no records")
+        #expect(lines[7] == "soundcompass: \(tiny): 0.0 s, 0 frames → \(dir.path("out"))/tiny.jsonl")
+        #expect(lines[8].hasPrefix("soundcompass: 2 files: 4.0 s of audio in "))
+        #expect(Self.contents(dir.path("out/tiny.jsonl")) == "")
+    }
+
     @Test("one file into --output-dir, --jobs auto, -q: the single-file run's records, nothing on stderr")
     func oneFileIntoDirectory() throws {
         let dir = TemporaryDirectory()
