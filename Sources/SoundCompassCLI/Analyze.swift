@@ -9,12 +9,19 @@ extension SoundCompassCommand {
             discussion: """
                 Reads any format libsndfile understands (WAV incl. 24-bit and WAVE_EXTENSIBLE, FLAC, \
                 AIFF, Ogg) block by block in constant memory, at any sample rate from 8 kHz. With no \
-                FILE, analyzes the built-in demo scene.
+                FILE, analyzes the built-in demo scene. Several files need --output-dir DIR: each \
+                file's records go to DIR/NAME.jsonl (.csv, .txt), --jobs N files at once; a file that \
+                fails is reported and the others go on (exit status: the first failing file's).
                 """,
             aliases: ["analyse"])
 
-        @Argument(help: "Sound file to analyze, or - for standard input (default: the built-in demo scene).")
-        var file: String?
+        @Argument(help: ArgumentHelp(
+            "Sound files to analyze (several need --output-dir), or - for standard input (default: the built-in demo scene).",
+            valueName: "file"))
+        var files: [String] = []
+
+        /// The one file of a single-file run (`nil`: the demo scene).
+        var file: String? { files.first }
 
         @OptionGroup(title: "Input")
         var input: InputOptions
@@ -31,10 +38,14 @@ extension SoundCompassCommand {
         @OptionGroup(title: "Trace")
         var trace: TraceOptions
 
+        @OptionGroup(title: "Several files")
+        var batch: FileBatchOptions
+
         @Flag(name: .shortAndLong, help: "Print nothing on stderr but errors and warnings (no settings line, progress or summary).")
         var quiet = false
 
         func run() throws {
+            if batch.applies(to: files) { return try runFiles() }
             try Diagnostics.reportingFailures {
                 let session = try input.openSession(file, analysis: analysis, imu: imu.logInput)
                 if let path = imu.imu, let out = output.output, LineSink.isSameFile(out, path) {

@@ -138,7 +138,10 @@ func writeWholeFile(_ path: String, _ bytes: [UInt8]) throws(CLIFailure) {
 enum Diagnostics {
     /// Writes straight to file descriptor 2 (no stdio buffering, and no crash when stderr is
     /// closed: the write simply fails).
-    static func write(_ text: String) { write(text, to: 2) }
+    static func write(_ text: String) {
+        if let capture { return capture.append(text) }
+        write(text, to: 2)
+    }
 
     /// Writes `text` to stdout (help and version text).
     static func writeStandardOutput(_ text: String) { write(text, to: 1) }

@@ -57,7 +57,7 @@ struct CommandLineHabitsTests {
         (["synth", "/tmp/x.mp3"], 64, "cannot tell the file format from its extension"),
         (["analyze", "--frame", "0"], 64, "give a positive number of samples"),
         (["analyze", "--bogus"], 64, "unknown option '--bogus'"),
-        (["analyze", "a.wav", "b.wav"], 64, "unexpected argument 'b.wav'"),
+        (["analyze", "a.wav", "b.wav"], 64, "2 files given: add --output-dir DIR"),
         (["analyze", "/nonexistent.wav"], 66, "/nonexistent.wav: no such file"),
         (["trace", "/nonexistent.wav"], 66, "/nonexistent.wav: no such file"),
         (["calibrate", "/nonexistent.wav", "--truth", "0"], 66, "/nonexistent.wav: no such file"),
