@@ -51,10 +51,16 @@ enum CLI {
         return try complete(process, stdin: nil, environment: environment, interruptAfter: nil)
     }
 
+    /// A child that exits before reading all of its stdin (a usage error) must not kill the
+    /// test process with SIGPIPE when it is run directly rather than by `swift test`: the write
+    /// fails with EPIPE instead.
+    private static let ignoreBrokenPipes: Void = { signal(SIGPIPE, SIG_IGN) }()
+
     /// Starts `process` and waits for it, collecting its output.
     private static func complete(
         _ process: Process, stdin: Data?, environment: [String: String], interruptAfter: Double?
     ) throws -> Result {
+        ignoreBrokenPipes
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         }

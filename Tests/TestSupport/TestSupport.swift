@@ -11,6 +11,11 @@ public func analyze(
         .process(left: signal.left, right: signal.right)
 }
 
+/// How much longer a run may take in this test process: 1, or 5 under a sanitizer
+/// (`SOUNDCOMPASS_SANITIZER`, set by scripts/sanitize), which slows every process several-fold.
+/// Multiplies the time bounds of the hang guards (an end "within 2 s"), nothing else.
+public let timeBoundScale: Double = ProcessInfo.processInfo.environment["SOUNDCOMPASS_SANITIZER"] == nil ? 1 : 5
+
 /// Median of a non-empty list.
 public func median(_ values: [Double]) -> Double {
     precondition(!values.isEmpty, "median of nothing")
