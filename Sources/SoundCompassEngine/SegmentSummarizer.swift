@@ -26,7 +26,9 @@ public struct ActivitySegment: Sendable, Equatable {
 /// the pause comes from elsewhere (more than ``jump`` from the last confident frames): then a
 /// new segment starts. A source that moves without pausing stays one segment.
 ///
-/// Memory grows with the length of the current segment only (its azimuths, for the median).
+/// Memory is bounded: the current segment's azimuths (for the median and spread) are kept
+/// exactly up to ``keptAzimuths`` frames (23 minutes at a 21 ms hop), then as an evenly
+/// spaced subsample of them; the finished segments take about 100 bytes each.
 public struct SegmentSummarizer: Sendable {
     /// Pauses up to this long, seconds, do not end a segment (default 0.5 s).
     public var bridge: Double
@@ -38,13 +40,19 @@ public struct SegmentSummarizer: Sendable {
     /// Frames at least this confident count for the median and spread (the engine's threshold
     /// for a confident frame, as for the tracker and calibration).
     public static let minimumConfidence = ConfidenceMapping.confident
+    /// Azimuths of a segment kept exactly at most; a longer segment keeps every second, then
+    /// every fourth, … (its median and spread then come from that subsample).
+    public static let keptAzimuths = 1 << 16
+
+    /// Start of the segment being built, seconds (`nil` between segments).
+    public var openSegmentStart: Double? { start }
 
     private var start: Double?
     private var end = 0.0
     private var frames = 0
     private var confidenceSum = 0.0
-    private var azimuths: [Double] = []
-    private var tracked: [Double] = []
+    private var azimuths = Subsample(limit: keptAzimuths)
+    private var tracked = Subsample(limit: keptAzimuths)
     private var loudestCounts: [String: Int] = [:]
 
     /// Segments finished so far.
@@ -79,8 +87,8 @@ public struct SegmentSummarizer: Sendable {
         end = record.time
         frames += 1
         confidenceSum += record.confidence
-        tracked.append(record.azimuth)
-        if confident { azimuths.append(azimuth) }
+        tracked.add(record.azimuth)
+        if confident { azimuths.add(azimuth) }
         if let loudest = record.bands.first(where: \.loudest) { loudestCounts[loudest.name, default: 0] += 1 }
     }
 
@@ -100,12 +108,12 @@ public struct SegmentSummarizer: Sendable {
             pausedSinceConfident = false
             frames = 0
             confidenceSum = 0
-            azimuths.removeAll(keepingCapacity: true)
-            tracked.removeAll(keepingCapacity: true)
+            azimuths.removeAll()
+            tracked.removeAll()
             loudestCounts.removeAll(keepingCapacity: true)
         }
         guard let start, end - start >= minimumDuration else { return }
-        let values = azimuths.isEmpty ? tracked : azimuths
+        let values = azimuths.seen == 0 ? tracked.values : azimuths.values
         // Unwrap around the first value so a source behind (±180°) does not split in two.
         let reference = values[0]
         let unwrapped = values.map { reference + YawTimeline.wrap($0 - reference) }.sorted()
@@ -113,8 +121,37 @@ public struct SegmentSummarizer: Sendable {
         let dominant = loudestCounts.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }?.key
         segments.append(ActivitySegment(
             start: start, end: end, frames: frames, medianAzimuth: YawTimeline.wrap(quantile(0.5)),
-            spread: azimuths.count >= 2 ? quantile(0.75) - quantile(0.25) : 0,
-            meanConfidence: confidenceSum / Double(frames), confidentFrames: azimuths.count,
+            spread: azimuths.seen >= 2 ? quantile(0.75) - quantile(0.25) : 0,
+            meanConfidence: confidenceSum / Double(frames), confidentFrames: azimuths.seen,
             dominantBand: dominant))
+    }
+}
+
+/// Every value up to `limit`, then an evenly spaced subsample: every second, every fourth, …
+private struct Subsample: Sendable {
+    let limit: Int
+    private(set) var values: [Double] = []
+    /// Values offered.
+    private(set) var seen = 0
+    private var stride = 1
+
+    init(limit: Int) { self.limit = limit }
+
+    mutating func add(_ value: Double) {
+        defer { seen += 1 }
+        guard seen % stride == 0 else { return }
+        values.append(value)
+        if values.count >= limit {
+            var kept = 0
+            for i in Swift.stride(from: 0, to: values.count, by: 2) { values[kept] = values[i]; kept += 1 }
+            values.removeLast(values.count - kept)
+            stride *= 2
+        }
+    }
+
+    mutating func removeAll() {
+        values.removeAll(keepingCapacity: true)
+        seen = 0
+        stride = 1
     }
 }

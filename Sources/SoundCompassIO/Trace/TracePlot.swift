@@ -115,10 +115,10 @@ public enum TracePlot {
             let n = trace.count
             frameCount = n
             plotWidth = options.width - left - right
-            let lastTime = n > 0 ? Double(trace.time[n - 1]) : 0
+            let lastTime = n > 0 ? Double(trace.lastTime) : 0
             duration = max(options.duration ?? lastTime, lastTime, 1e-3)
             circle = trace.hasResolvedHemisphere
-            halfHop = n > 1 ? Double(trace.time[1] - trace.time[0]) / 2 : 0.01
+            halfHop = n > 1 ? Double(trace.firstTimes[1] - trace.firstTimes[0]) / 2 : 0.01
             stackPanels(options)
         }
 
@@ -150,21 +150,30 @@ public enum TracePlot {
                 circle ? [-180, -135, -90, -45, 0, 45, 90, 135, 180] : [-90, -60, -30, 0, 30, 60, 90],
                 positiveSide: "R", unit: "°")
             if let truth = options.truth {
-                compare(with: truth)
-                let q = nearestRankQuantile(errors.filter { $0.isFinite }.map { abs(Double($0)) }, 0.95) ?? 5
+                let q: Double
+                if trace.isDecimated {
+                    q = trace.errorMagnitudes.quantile(0.95) ?? 5
+                } else {
+                    compare(with: truth)
+                    q = nearestRankQuantile(errors.filter { $0.isFinite }.map { abs(Double($0)) }, 0.95) ?? 5
+                }
                 let range = [5.0, 10, 20, 45, 90, 180].first { $0 >= q } ?? 180
                 add("error", "error (°)", 90, -range, range, [-range, -range / 2, 0, range / 2, range])
             }
-            let activeILD = (0..<n).filter { trace.active[$0] }.map { abs(Double(trace.ild[$0])) }
-            let ildRange = niceCeiling(max(3, nearestRankQuantile(activeILD, 0.98) ?? 3))
+            let ildQuantile = trace.isDecimated ? trace.ildMagnitudes.quantile(0.98)
+                : nearestRankQuantile((0..<n).filter { trace.active[$0] }.map { abs(Double(trace.ild[$0])) }, 0.98)
+            let ildRange = niceCeiling(max(3, ildQuantile ?? 3))
             add("ild", "ILD (dB)", 90, -ildRange, ildRange, [-ildRange, 0, ildRange], positiveSide: "R",
                 note: "ILD = right minus left level: positive = right louder = source on the right, as the azimuth")
             let itdRange = niceCeiling(max(10, options.maximumITDMicroseconds * 1.05))
             add("itd", "ITD (µs)", 90, -itdRange, itdRange, [-itdRange, 0, itdRange], positiveSide: "L",
                 note: "ITD = right minus left arrival: positive = right later = source on the LEFT (runs opposite to the azimuth)")
-            let levels = (0..<n).map { Double(trace.level[$0]) }.filter { $0 > -159 }
-            let levelHigh = min(0, (((nearestRankQuantile(levels, 1) ?? -20) + 3) / 10).rounded(.up) * 10)
-            let levelLow = max(-160, min(levelHigh - 20, (((nearestRankQuantile(levels, 0.01) ?? -80) - 3) / 10).rounded(.down) * 10))
+            let levels = trace.isDecimated ? [] : (0..<n).map { Double(trace.level[$0]) }.filter { $0 > -159 }
+            func levelQuantile(_ q: Double) -> Double? {
+                trace.isDecimated ? trace.levels.quantile(q) : nearestRankQuantile(levels, q)
+            }
+            let levelHigh = min(0, (((levelQuantile(1) ?? -20) + 3) / 10).rounded(.up) * 10)
+            let levelLow = max(-160, min(levelHigh - 20, (((levelQuantile(0.01) ?? -80) - 3) / 10).rounded(.down) * 10))
             add("level", "level (dBFS)", 90, levelLow, levelHigh, niceTicks(levelLow, levelHigh, 4))
             if trace.hasOrientation {
                 add("yaw", "yaw (°)", 90, -180, 180, [-180, -90, 0, 90, 180])
@@ -227,15 +236,18 @@ public enum TracePlot {
         svg.raw("<g id=\"activity\" class=\"activity\" fill=\"#dbe9f9\">\n")
         var runStart: Double?
         var runEnd = 0.0
-        for i in 0..<layout.frameCount {
-            let t = Double(trace.time[i])
-            if trace.active[i] {
-                let a = layout.x(Float(t - layout.halfHop)), b = layout.x(Float(t + layout.halfHop))
-                if runStart != nil, a - runEnd <= 1 { runEnd = max(runEnd, b) } else {
-                    if let start = runStart { svg.rect(start, azimuthPanel.y0, runEnd - start, azimuthPanel.height, attributes: "") }
-                    runStart = a; runEnd = b
-                }
+        func add(_ first: Float, _ last: Float) {
+            let a = layout.x(Float(Double(first) - layout.halfHop)), b = layout.x(Float(Double(last) + layout.halfHop))
+            if runStart != nil, a - runEnd <= 1 { runEnd = max(runEnd, b) } else {
+                if let start = runStart { svg.rect(start, azimuthPanel.y0, runEnd - start, azimuthPanel.height, attributes: "") }
+                runStart = a; runEnd = b
             }
+        }
+        if trace.isDecimated {
+            let buckets = trace.decimation
+            for i in 0..<buckets.used where buckets.firstActive[i].isFinite { add(buckets.firstActive[i], buckets.lastActive[i]) }
+        } else {
+            for i in 0..<layout.frameCount where trace.active[i] { add(trace.time[i], trace.time[i]) }
         }
         if let start = runStart { svg.rect(start, azimuthPanel.y0, runEnd - start, azimuthPanel.height, attributes: "") }
         svg.raw("</g>\n")
@@ -284,17 +296,18 @@ public enum TracePlot {
         for (b, name) in trace.bandNames.enumerated() {
             let color = bandColors[b % bandColors.count]
             series(trace, panel: panel, x: x, step: step, id: "band-\(name)", cls: "band",
-                style: "stroke=\"\(color)\" stroke-width=\"1.2\" stroke-opacity=\"0.85\"", into: &svg) { trace.bandAzimuth[b][$0] }
+                style: "stroke=\"\(color)\" stroke-width=\"1.2\" stroke-opacity=\"0.85\"", into: &svg, buckets: { $0.bands[b] }) { trace.bandAzimuth[b][$0] }
         }
         if options.truth != nil {
             series(trace, panel: panel, x: x, step: step, id: "truth", cls: "truth",
-                style: "\(truthStroke) stroke-width=\"1.6\"", into: &svg) { layout.truthValues[$0] }
+                style: "\(truthStroke) stroke-width=\"1.6\"", into: &svg, buckets: { $0.truth },
+                bucketValue: { layout.circle ? $0 : Float(TruthTrack.lateral(Double($0))) }) { layout.truthValues[$0] }
         }
         // The tracker holds its bearing through pauses: drawn faint there, strong where active.
         series(trace, panel: panel, x: x, step: step, id: "tracked-idle", cls: "tracked-idle",
-            style: "stroke=\"#999\" stroke-width=\"1\"", into: &svg) { trace.azimuth[$0] }
+            style: "stroke=\"#999\" stroke-width=\"1\"", into: &svg, buckets: { $0.azimuth }) { trace.azimuth[$0] }
         series(trace, panel: panel, x: x, step: step, id: "tracked", cls: "tracked",
-            style: "stroke=\"#111\" stroke-width=\"1.8\"", into: &svg) { trace.active[$0] ? trace.azimuth[$0] : .nan }
+            style: "stroke=\"#111\" stroke-width=\"1.8\"", into: &svg, buckets: { $0.tracked }) { trace.active[$0] ? trace.azimuth[$0] : .nan }
     }
 
     /// The panels under the azimuth: error (with a truth), ILD, ITD with its physical limits,
@@ -305,41 +318,51 @@ public enum TracePlot {
         let plotWidth = layout.plotWidth
         if options.truth != nil {
             series(trace, panel: layout.panel("error"), x: x, step: .infinity, id: "error", cls: "error",
-                style: "stroke=\"\(truthColor)\" stroke-width=\"1.2\"", into: &svg) { layout.errors[$0] }
+                style: "stroke=\"\(truthColor)\" stroke-width=\"1.2\"", into: &svg, buckets: { $0.error }) { layout.errors[$0] }
         }
         series(trace, panel: layout.panel("ild"), x: x, step: .infinity, id: "ild", cls: "ild",
-            style: "stroke=\"#00838f\" stroke-width=\"1\"", into: &svg) { trace.active[$0] ? trace.ild[$0] : .nan }
+            style: "stroke=\"#00838f\" stroke-width=\"1\"", into: &svg, buckets: { $0.ild }) { trace.active[$0] ? trace.ild[$0] : .nan }
         let itdPanel = layout.panel("itd")
         for limit in [-options.maximumITDMicroseconds, options.maximumITDMicroseconds] {
             svg.line(left, itdPanel.y(limit), left + plotWidth, itdPanel.y(limit),
                 attributes: "class=\"itd-limit\" \(itdLimitStroke)")
         }
         series(trace, panel: itdPanel, x: x, step: .infinity, id: "itd", cls: "itd",
-            style: "stroke=\"#6a1b9a\" stroke-width=\"1\"", into: &svg) { trace.active[$0] ? trace.itd[$0] : .nan }
+            style: "stroke=\"#6a1b9a\" stroke-width=\"1\"", into: &svg, buckets: { $0.itd }) { trace.active[$0] ? trace.itd[$0] : .nan }
         let levelPanel = layout.panel("level")
         if let gate = layout.drawnGate(options) {
             svg.line(left, levelPanel.y(gate), left + plotWidth, levelPanel.y(gate),
                 attributes: "class=\"gate\" \(gateStroke)")
         }
         series(trace, panel: levelPanel, x: x, step: .infinity, id: "noise-floor", cls: "noise-floor",
-            style: "\(noiseFloorStroke) stroke-width=\"1.2\"", into: &svg) { trace.noiseFloor[$0] }
+            style: "\(noiseFloorStroke) stroke-width=\"1.2\"", into: &svg, buckets: { $0.noiseFloor }) { trace.noiseFloor[$0] }
         series(trace, panel: levelPanel, x: x, step: .infinity, id: "level", cls: "level",
-            style: "stroke=\"#333\" stroke-width=\"1\"", into: &svg) { trace.level[$0] }
+            style: "stroke=\"#333\" stroke-width=\"1\"", into: &svg, buckets: { $0.level }) { trace.level[$0] }
         if trace.hasOrientation {
             let yawPanel = layout.panel("yaw")
             drawHemispheres(trace, panel: yawPanel, x: x, halfHop: layout.halfHop, into: &svg)
             series(trace, panel: yawPanel, x: x, step: 180, id: "yaw", cls: "yaw",
-                style: "stroke=\"#444\" stroke-width=\"1.4\"", into: &svg) { trace.yaw[$0] }
+                style: "stroke=\"#444\" stroke-width=\"1.4\"", into: &svg, buckets: { $0.yaw }) { trace.yaw[$0] }
         }
     }
 
-    /// One decimated line.
+    /// One decimated line: `value` of each frame, or of a long recording the points of its
+    /// `buckets` (through `bucketValue`).
     private static func series(
         _ trace: TraceRecorder, panel: Panel, x: (Float) -> Double, step: Double, id: String, cls: String, style: String,
-        into svg: inout SVGWriter, value: (Int) -> Float
+        into svg: inout SVGWriter, buckets: (TraceDecimation) -> DecimatedSeries, bucketValue: (Float) -> Float = { $0 },
+        value: (Int) -> Float
     ) {
         var path = DecimatedPath(maximumStep: step, y: panel.y)
-        for i in 0..<trace.count { path.add(x: x(trace.time[i]), value: Double(value(i))) }
+        if trace.isDecimated {
+            let decimation = trace.decimation, line = buckets(decimation)
+            for i in 0..<decimation.used where decimation.firstTime[i].isFinite {
+                let px = x(decimation.time(of: i))
+                line.forEachValue(in: i) { path.add(x: px, value: Double($0.isFinite ? bucketValue($0) : $0)) }
+            }
+        } else {
+            for i in 0..<trace.count { path.add(x: x(trace.time[i]), value: Double(value(i))) }
+        }
         let data = path.finish()
         svg.raw("<path id=\"\(id)\" class=\"line \(cls)\" \(style) d=\"")
         if data.isEmpty { svg.raw("M0 0") }
@@ -360,7 +383,23 @@ public enum TracePlot {
             paths[s].raw("M"); paths[s].number(px); paths[s].raw(" "); paths[s].number(py); paths[s].raw("h0")
         }
         let activeCount = trace.active.reduce(0) { $0 + ($1 ? 1 : 0) }
-        if Double(activeCount) <= 3 * columns {
+        if trace.isDecimated {
+            // The buckets keep the best confidence per degree: binned the same way.
+            let rows = Int(panel.height / 2) + 1
+            var best = [Float](repeating: -1, count: (Int(columns) + 2) * rows)
+            let buckets = trace.decimation, bins = TraceDecimation.azimuthBins
+            for i in 0..<buckets.used where buckets.firstActive[i].isFinite {
+                let c = Int(x(buckets.time(of: i)) - left)
+                for k in 0..<bins where buckets.dots[i * bins + k] > 0 {
+                    let r = Int((panel.y(Double(k - 180)) - panel.y0) / 2)
+                    let key = max(0, min(best.count - 1, c * rows + r))
+                    best[key] = max(best[key], Float(buckets.dots[i * bins + k] - 1) / 254)
+                }
+            }
+            for key in best.indices where best[key] >= 0 {
+                dot(left + Double(key / rows) + 0.5, panel.y0 + Double(key % rows) * 2 + 1, best[key])
+            }
+        } else if Double(activeCount) <= 3 * columns {
             for i in 0..<trace.count where trace.active[i] {
                 dot(x(trace.time[i]), panel.y(Double(trace.rawAzimuth[i])), trace.confidence[i])
             }
@@ -391,6 +430,27 @@ public enum TracePlot {
         _ trace: TraceRecorder, panel: Panel, x: (Float) -> Double, halfHop: Double, into svg: inout SVGWriter
     ) {
         svg.raw("<g id=\"hemisphere\" class=\"hemisphere\">\n")
+        if trace.isDecimated {
+            // Per bucket the state most of its frames were in.
+            let buckets = trace.decimation
+            func state(_ i: Int) -> Hemisphere {
+                let c = buckets.hemisphereCounts[i]
+                return c.front >= c.back && c.front >= c.unknown ? .front : c.back >= c.unknown ? .back : .unknown
+            }
+            var i = 0
+            while i < buckets.used {
+                guard buckets.firstTime[i].isFinite else { i += 1; continue }
+                let s = state(i)
+                var j = i
+                while j + 1 < buckets.used && buckets.firstTime[j + 1].isFinite && state(j + 1) == s { j += 1 }
+                let a = x(buckets.firstTime[i] - Float(halfHop)), b = x(buckets.lastTime[j] + Float(halfHop))
+                let color = s == .front ? "#2ca02c" : s == .back ? "#e67e22" : "#d0d0d0"
+                svg.rect(max(left, a), panel.y0 + 1, b - max(left, a), 12, attributes: "class=\"\(s.rawValue)\" fill=\"\(color)\"")
+                i = j + 1
+            }
+            svg.raw("</g>\n")
+            return
+        }
         var i = 0
         while i < trace.count {
             let state = trace.hemisphere[i]

@@ -11,13 +11,17 @@ public final class TraceSession {
     private let recorder: TraceRecorder?
     private var summarizer = SegmentSummarizer()
     /// Active frames with a truth, in time order: signed error and true azimuth.
+    /// Only those from `next` on can still fall in a segment.
     private var compared: [(time: Double, error: Double, truth: Double)] = []
+    private var next = 0
+    /// Reports of the segments closed so far.
+    private var reports: [SegmentReport] = []
 
     /// - Parameters:
     ///   - name: the recording, for titles and messages.
     ///   - truth: where the sound really was, when known.
     ///   - bandNames: the bands the records carry, in order.
-    ///   - plotting: whether to keep every frame for a plot.
+    ///   - plotting: whether to keep the frames for a plot (decimated past an hour and a half).
     public init(name: String, truth: TruthTrack?, bandNames: [String], plotting: Bool) {
         self.name = name
         self.truth = truth
@@ -26,27 +30,45 @@ public final class TraceSession {
 
     /// Follows one record.
     public func add(_ record: AnalysisRecord) {
-        recorder?.add(record)
+        let truthAzimuth = truth?.azimuth(at: record.time)
+        recorder?.add(record, truthAzimuth: truthAzimuth)
         summarizer.add(record)
-        if record.active, let truth, let value = truth.azimuth(at: record.time) {
+        if record.active, let value = truthAzimuth {
             compared.append((record.time, TruthTrack.error(
                 azimuth: record.azimuth, truth: value, hemisphereKnown: record.hemisphere != .unknown), value))
         }
+        settle()
     }
 
     /// Ends the analysis: the segments, each with its truth and error when known.
     public func finish() -> [SegmentReport] {
+        _ = summarizer.finish()
+        settle()
+        return reports
+    }
+
+    /// Reports the segments the summarizer has closed, and forgets the compared frames no
+    /// segment can still take (those before the open segment), so memory follows the
+    /// current segment, not the recording.
+    private func settle() {
         // Segments and frames are both in time order: one pass over the frames.
-        var next = 0
-        return summarizer.finish().map { segment in
+        let segments = summarizer.segments
+        while reports.count < segments.count {
+            let segment = segments[reports.count]
             while next < compared.count && compared[next].time < segment.start { next += 1 }
             var end = next
             while end < compared.count && compared[end].time <= segment.end { end += 1 }
             let inside = compared[next..<end]
             next = end
-            return SegmentReport(
+            reports.append(SegmentReport(
                 segment: segment, truthAzimuth: Self.median(inside.map(\.truth)),
-                medianError: Self.median(inside.map { abs($0.error) }))
+                medianError: Self.median(inside.map { abs($0.error) })))
+        }
+        let keepFrom = summarizer.openSegmentStart ?? .infinity
+        while next < compared.count && compared[next].time < keepFrom { next += 1 }
+        if next >= 4096 && next * 2 >= compared.count {
+            compared.removeFirst(next)
+            next = 0
         }
     }
 
