@@ -53,8 +53,10 @@ enum CLI {
 
     /// A child that exits before reading all of its stdin (a usage error) must not kill the
     /// test process with SIGPIPE when it is run directly rather than by `swift test`: the write
-    /// fails with EPIPE instead.
-    private static let ignoreBrokenPipes: Void = { signal(SIGPIPE, SIG_IGN) }()
+    /// fails with EPIPE instead. A handler that does nothing, not `SIG_IGN`: an ignored signal
+    /// stays ignored in the children (a `cat | …` would then print "Broken pipe"), a caught
+    /// one is reset to the default when they exec.
+    private static let ignoreBrokenPipes: Void = { _ = signal(SIGPIPE) { _ in } }()
 
     /// Starts `process` and waits for it, collecting its output.
     private static func complete(
