@@ -144,13 +144,14 @@ private final class FileBatch: Sendable {
     private func analyze(_ index: Int) -> (status: ExitStatus, seconds: Double) {
         let analyze = command.analyze
         let file = files[index], output = outputs[index]
-        let directory = (output as NSString).deletingLastPathComponent
-        let partial = (directory as NSString).appendingPathComponent("." + (output as NSString).lastPathComponent + ".partial")
+        var partial: String?
         do {
             let session = try analyze.input.openSession(file, analysis: analyze.analysis, imu: analyze.imu.logInput)
             let traced = try analyze.trace.makeTrace(for: session)
+            let temporary = try WholeFileWriter.temporary(besides: output)
+            partial = temporary.path
             let writer = RecordWriter(
-                format: format, sink: try createFile(partial), bandNames: session.bandNames,
+                format: format, sink: temporary.sink, bandNames: session.bandNames,
                 orientation: session.hasOrientation, fields: command.fields, columns: columns, view: analyze.output.view,
                 selection: command.selection)
             let rate = session.source.sampleRate
@@ -166,16 +167,16 @@ private final class FileBatch: Sendable {
                 Diagnostics.warning(
                     "\(session.source.name): shorter than one analysis frame (\(session.configuration.frameLength) samples); no records")
             }
-            guard rename(partial, output) == 0 else {
-                throw CLIFailure("\(output): cannot write: \(String(cString: strerror(errno)))", status: .cannotCreate)
-            }
+            try temporary.sink.close()
+            partial = nil
+            try WholeFileWriter.commit(temporary.path, to: output)
             if !analyze.quiet {
                 Diagnostics.note(
                     "\(file): \(formatFixedCLI(session.analyzedDuration, 1)) s, \(frames) frame\(frames == 1 ? "" : "s") → \(output)")
             }
             return (.success, session.analyzedDuration)
         } catch {
-            unlink(partial)
+            if let partial { unlink(partial) }
             let failure = CLIFailure(error)
             Diagnostics.error(failure.message.hasPrefix(file + ":") ? failure.message : "\(file): \(failure.message)")
             return (failure.status, 0)

@@ -31,6 +31,8 @@ struct CLIFailure: Error {
         switch error {
         case let failure as CLIFailure:
             self = failure
+        case let failure as WholeFileWriter.Failure:
+            self.init(failure)
         case let error as SoundFileError:
             let status: ExitStatus = switch error {
             case .notFound, .unreadable: .noInput
@@ -124,12 +126,15 @@ func createFile(_ path: String) throws(CLIFailure) -> LineSink {
 /// created is exit code 73, a write that fails (a full disk) 74, each with the path and the
 /// reason; either way no partial file is left.
 func writeWholeFile(_ path: String, _ bytes: [UInt8]) throws(CLIFailure) {
-    do {
-        try WholeFileWriter.write(bytes, to: path)
-    } catch {
-        switch error {
-        case .cannotCreate(let reason): throw CLIFailure(reason, status: .cannotCreate)
-        case .writeFailed(let reason): throw CLIFailure(reason, status: .ioError)
+    do { try WholeFileWriter.write(bytes, to: path) } catch { throw CLIFailure(error) }
+}
+
+extension CLIFailure {
+    /// A file that cannot be created is 73, a write that fails part way 74.
+    init(_ failure: WholeFileWriter.Failure) {
+        switch failure {
+        case .cannotCreate(let reason): self.init(reason, status: .cannotCreate)
+        case .writeFailed(let reason): self.init(reason, status: .ioError)
         }
     }
 }

@@ -48,7 +48,17 @@ public final class LineSink {
         return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
     }
 
-    deinit { if closeOnDeinit { close(descriptor) } }
+    private var closed = false
+
+    deinit { if closeOnDeinit && !closed { Glibc.close(descriptor) } }
+
+    /// Closes a file sink now, reporting a failure (a full disk can first show there); later
+    /// writes fail. Standard output is left open.
+    public func close() throws(Failure) {
+        guard closeOnDeinit, !closed else { return }
+        closed = true
+        if Glibc.close(descriptor) != 0 { throw .failed("\(name): \(String(cString: strerror(errno)))") }
+    }
 
     /// True when the sink is a terminal.
     public var isTerminal: Bool { isatty(descriptor) == 1 }

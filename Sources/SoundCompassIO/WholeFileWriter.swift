@@ -26,60 +26,52 @@ public enum WholeFileWriter {
     public static func write(_ bytes: [UInt8], to path: String) throws(Failure) {
         var status = stat()
         if lstat(path, &status) == 0 && (status.st_mode & S_IFMT) != S_IFREG {
-            try writeInPlace(bytes, to: path)
+            let sink: LineSink
+            do { sink = try LineSink(path: path) } catch { throw .cannotCreate(reason(error)) }
+            do { try sink.write(bytes) } catch { throw .writeFailed(reason(error)) }
             return
         }
-        let (fd, temporary) = try createTemporary(besides: path)
-        if let reason = writeAll(bytes, to: fd) {
-            close(fd)
+        let (sink, temporary) = try temporary(besides: path)
+        do {
+            try sink.write(bytes)
+            try sink.close()
+        } catch {
             unlink(temporary)
-            throw .writeFailed("\(path): \(reason)")
+            throw .writeFailed(reason(error))
         }
-        if close(fd) != 0 {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw .writeFailed("\(path): \(reason)")
-        }
-        if rename(temporary, path) != 0 {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw .writeFailed("\(path): \(reason)")
-        }
+        try commit(temporary, to: path)
     }
 
-    /// `.NAME.PID-N.partial` in `path`'s directory, created exclusively with the mode a new
-    /// file gets (0644 less the umask).
-    private static func createTemporary(besides path: String) throws(Failure) -> (Int32, String) {
+    /// Creates `.NAME.PID-N.partial` in `path`'s directory, exclusively, with the mode a new
+    /// file gets (0644 less the umask), for output that is renamed onto `path` with
+    /// ``commit(_:to:)`` once complete (or removed on failure).
+    /// - Returns: a sink writing to it (errors name `path`), and its path.
+    public static func temporary(besides path: String) throws(Failure) -> (sink: LineSink, path: String) {
         let slash = path.lastIndex(of: "/")
         let directory = slash.map { String(path[...$0]) } ?? ""
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
         for attempt in 0..<100 {
             let temporary = "\(directory).\(name).\(getpid())-\(attempt).partial"
             let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-            if fd >= 0 { return (fd, temporary) }
+            if fd >= 0 { return (LineSink(descriptor: fd, closeOnDeinit: true, name: path), temporary) }
             if errno != EEXIST { throw .cannotCreate("\(path): \(String(cString: strerror(errno)))") }
         }
         throw .cannotCreate("\(path): no free temporary name beside it")
     }
 
-    private static func writeInPlace(_ bytes: [UInt8], to path: String) throws(Failure) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw .cannotCreate("\(path): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        if let reason = writeAll(bytes, to: fd) { throw .writeFailed("\(path): \(reason)") }
+    /// Renames the complete `temporary` onto `path`; on failure removes it.
+    public static func commit(_ temporary: String, to path: String) throws(Failure) {
+        guard rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw .writeFailed("\(path): \(reason)")
+        }
     }
 
-    /// - Returns: the system's reason when a write fails, nil when every byte is written.
-    private static func writeAll(_ bytes: [UInt8], to fd: Int32) -> String? {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { raw in Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return String(cString: strerror(errno))
-            }
-            offset += n
+    private static func reason(_ failure: LineSink.Failure) -> String {
+        switch failure {
+        case .failed(let reason): reason
+        case .closedByReader: "closed by its reader"
         }
-        return nil
     }
 }
