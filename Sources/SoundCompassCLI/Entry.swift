@@ -16,16 +16,22 @@ enum Entry {
         // from write(2) instead of being killed by SIGPIPE.
         signal(SIGPIPE, SIG_IGN)
         let arguments = Array(CommandLine.arguments.dropFirst())
-        if let typo = CommandSuggestion.mistypedCommand(in: arguments) {
-            Diagnostics.error(typo)
-            exit(ExitStatus.usage.rawValue)
-        }
+        if reportMistypedCommand(in: arguments) { exit(ExitStatus.usage.rawValue) }
         do {
             var command = try SoundCompassCommand.parseAsRoot(arguments)
             try command.run()
         } catch {
             exit(report(error, arguments: arguments))
         }
+    }
+
+    /// Reports a mistyped subcommand ("did you mean …?"), if the first word is one.
+    /// - Returns: whether it reported one. (The message is made and released here, not held by
+    ///   `main` across `exit`, which LeakSanitizer would report as a leak in an optimised build.)
+    private static func reportMistypedCommand(in arguments: [String]) -> Bool {
+        guard let typo = CommandSuggestion.mistypedCommand(in: arguments) else { return false }
+        Diagnostics.error(typo)
+        return true
     }
 
     /// Prints what `error` says where it belongs and returns the exit code.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TestSupport
 
@@ -26,13 +27,31 @@ enum CLI {
     ///   - stdin: bytes for its standard input (none: /dev/null).
     ///   - environment: variables added to this process's environment.
     ///   - interruptAfter: send SIGINT after this many seconds.
+    ///   - interruptCountingFrom: count `interruptAfter` from the moment stderr first contains
+    ///     this text (a note the program prints once it runs) instead of from the start, so that
+    ///     a slow start (a loaded machine, a sanitizer) does not eat into the time.
+    ///   - onStderr: called, on another thread, with all of stderr so far each time more arrives
+    ///     (to act on a note while the program runs).
     static func run(
-        _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:], interruptAfter: Double? = nil
+        _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:], interruptAfter: Double? = nil,
+        interruptCountingFrom: String? = nil, onStderr: (@Sendable (String) -> Void)? = nil
     ) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
-        return try complete(process, stdin: stdin, environment: environment, interruptAfter: interruptAfter)
+        var watch = onStderr
+        if let interruptAfter, let marker = interruptCountingFrom {
+            let seen = Mutex(false)
+            nonisolated(unsafe) let target = process
+            watch = { text in
+                onStderr?(text)
+                guard text.contains(marker), seen.withLock({ let was = $0; $0 = true; return !was }) else { return }
+                DispatchQueue.global().asyncAfter(deadline: .now() + interruptAfter) { target.interrupt() }
+            }
+        }
+        return try complete(
+            process, stdin: stdin, environment: environment,
+            interruptAfter: interruptCountingFrom == nil ? interruptAfter : nil, onStderr: watch)
     }
 
     /// Runs another program built with the package (a library example) to completion.
@@ -40,7 +59,7 @@ enum CLI {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
-        return try complete(process, stdin: nil, environment: [:], interruptAfter: nil)
+        return try complete(process, stdin: nil, environment: [:], interruptAfter: nil, onStderr: nil)
     }
 
     /// Runs a shell command line (`bash -o pipefail -c`), with `soundcompass` standing for the binary.
@@ -48,7 +67,7 @@ enum CLI {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = ["-o", "pipefail", "-c", command.replacingOccurrences(of: "soundcompass", with: "'\(executable.path)'")]
-        return try complete(process, stdin: nil, environment: environment, interruptAfter: nil)
+        return try complete(process, stdin: nil, environment: environment, interruptAfter: nil, onStderr: nil)
     }
 
     /// A child that exits before reading all of its stdin (a usage error) must not kill the
@@ -60,7 +79,8 @@ enum CLI {
 
     /// Starts `process` and waits for it, collecting its output.
     private static func complete(
-        _ process: Process, stdin: Data?, environment: [String: String], interruptAfter: Double?
+        _ process: Process, stdin: Data?, environment: [String: String], interruptAfter: Double?,
+        onStderr: (@Sendable (String) -> Void)?
     ) throws -> Result {
         ignoreBrokenPipes
         if !environment.isEmpty {
@@ -76,7 +96,17 @@ enum CLI {
         nonisolated(unsafe) var errData = Data()
         let group = DispatchGroup()
         group.enter()
-        DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        DispatchQueue.global().async {
+            if let onStderr {
+                while case let chunk = err.fileHandleForReading.availableData, !chunk.isEmpty {
+                    errData.append(chunk)
+                    onStderr(String(decoding: errData, as: UTF8.self))
+                }
+            } else {
+                errData = err.fileHandleForReading.readDataToEndOfFile()
+            }
+            group.leave()
+        }
         if let input, let stdin {
             group.enter()
             DispatchQueue.global().async {

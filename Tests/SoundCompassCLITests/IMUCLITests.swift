@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import SoundCompass
 import TestSignals
 import TestSupport
@@ -112,18 +113,23 @@ struct IMUCLITests {
         #expect(zip(live, offline).allSatisfy { ($0["hemisphere"] as! String) == ($1["hemisphere"] as! String) })
         #expect(zip(live, offline).allSatisfy { abs(($0["azimuth"] as! Double) - ($1["azimuth"] as! Double)) < 0.01 })
 
-        // A logger writing as it measures: rows appear in real time, in two pieces each; the
-        // session runs at real speed and takes the newest row at start as "now".
+        // A logger writing as it measures: rows appear as time passes, in two pieces each, a
+        // little ahead of the audio (a logger's clock and the sound card's are never exactly
+        // together). Only the first row is there when the session starts, so its newest row at
+        // start, "now", is time 0; the writer's clock starts when the session says it follows
+        // the log, so a slow start (a loaded machine, a sanitizer) does not shift the clocks.
         let growing = fixture.directory.path("growing.csv")
-        FileManager.default.createFile(atPath: growing, contents: Data())
         let rows = try String(contentsOfFile: fixture.imu, encoding: .utf8).split(separator: "\n").map(String.init)
+        try (rows[0] + "\n" + rows[1] + "\n").write(toFile: growing, atomically: true, encoding: .utf8)
+        let following = DispatchSemaphore(value: 0)
         let writer = Thread {
             guard let handle = FileHandle(forWritingAtPath: growing) else { return }
-            handle.write(Data((rows[0] + "\n").utf8))
-            let start = Date()
-            for row in rows.dropFirst() {
+            handle.seekToEndOfFile()
+            guard following.wait(timeout: .now() + 60) == .success else { return }
+            let start = Date(), lead = 0.3
+            for row in rows.dropFirst(2) {
                 let t = Double(row.split(separator: ",")[0])!
-                Thread.sleep(forTimeInterval: max(0, t - Date().timeIntervalSince(start)))
+                Thread.sleep(forTimeInterval: max(0, t - lead - Date().timeIntervalSince(start)))
                 let half = row.index(row.startIndex, offsetBy: row.count / 2)
                 handle.write(Data(row[..<half].utf8))
                 handle.write(Data((row[half...] + "\n").utf8))
@@ -131,14 +137,20 @@ struct IMUCLITests {
             try? handle.close()
         }
         writer.start()
-        Thread.sleep(forTimeInterval: 0.05)
+        let signalled = Mutex(false)
         let followed = try CLI.run(
             ["live", "--device", "replay", "--imu", growing, "--real-time", "--format", "jsonl"],
-            environment: fixture.environment)
+            environment: fixture.environment,
+            onStderr: { text in
+                guard text.contains("for yaw"), signalled.withLock({ let was = $0; $0 = true; return !was }) else { return }
+                following.signal()
+            })
         #expect(followed.status == 0, "\(followed.stderr)")
+        #expect(followed.stderr.contains("following \(growing) for yaw (its newest row at start is 'now')"), "\(followed.stderr)")
         let records = try CLITests.parseJSONLines(followed.stdout)
+        #expect(records.count == offline.count)
+        #expect(records.allSatisfy { $0["yaw"] is Double })
         let score = Self.score(records, truthCSV: try String(contentsOfFile: fixture.truth, encoding: .utf8))
-        // The clocks line up only to the writer's and reader's timing on a shared machine.
         #expect(score.right >= 0.95, "\(score)")
         #expect(score.medianError <= 5, "\(score)")
     }

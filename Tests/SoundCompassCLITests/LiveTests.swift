@@ -136,13 +136,13 @@ struct LiveTests {
         let fixture = try Fixture()
         let result = try CLI.run(
             ["live", "--device", "replay", "--format", "jsonl", "--real-time"], environment: fixture.environment,
-            interruptAfter: 2)
+            interruptAfter: 1.5, interruptCountingFrom: "soundcompass: analysis: ")
         #expect(result.status == 0, "\(result.stderr)")
         let summary = try #require(result.stderrLines.last)
         #expect(summary.hasPrefix("soundcompass: stopped: stream "), "\(summary)")
-        // Paced to real time, the 6 s replay is stopped part-way (about 2 s in on an idle
-        // machine; the bounds allow for a slow start on a busy one).
-        // At least half a second is analysed even on a busy machine, and never the whole file.
+        // Paced to real time, the 6 s replay is stopped part-way, 1.5 s after the session
+        // says it runs (about 70 records). At least half a second is analysed even on a busy
+        // machine or under a sanitizer, and never the whole file.
         let records = try CLITests.parseJSONLines(result.stdout)
         let halfSecond: Int = (48000 / 2 - 2048) / 1024 + 1
         #expect(records.count >= halfSecond && records.count < 280, "\(records.count) records")

@@ -63,6 +63,42 @@ struct FuzzRegressionTests {
 }
 
 extension FuzzRegressionTests {
+    /// rawpcm crash-6ab4133c: after 90,000 inputs the target could no longer open /dev/null. A
+    /// raw source handed a descriptor (a pipe, FIFO or device, as `live --input` opens it) and
+    /// refused for its layout kept the descriptor open; one refused later, for implausible
+    /// samples, closed it. Now it owns the descriptor either way.
+    @Test("a raw source refused for its layout or its samples closes the descriptor it was handed")
+    func refusedSourceClosesDescriptor() throws {
+        func openDescriptors() throws -> Int { try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count }
+        // 64 frames of 2-channel f32 full of 1e30: implausible as f32.
+        let implausible = [UInt8](repeating: 0x72, count: 64 * 8)
+        let refusals: [(name: String, channelCount: Int, channels: (left: Int, right: Int)?, rate: Int)] = [
+            ("too many channels", 4096, nil, 48000),
+            ("channel out of range", 2, (1, 7), 48000),
+            ("rate too low", 2, nil, 10),
+            ("implausible samples", 2, nil, 48000),
+        ]
+        for refusal in refusals {
+            let before = try openDescriptors()
+            var refused = 0
+            for _ in 0..<2000 {
+                let descriptor = open("/dev/null", O_RDONLY)
+                try #require(descriptor >= 0, "\(refusal.name): cannot open /dev/null: errno \(errno)")
+                do {
+                    _ = try RawPCMSource(
+                        path: "fuzz.raw", descriptor: descriptor, prefix: implausible, encoding: .float32, sampleRate: refusal.rate,
+                        channelCount: refusal.channelCount, channels: refusal.channels, swap: false, periodFrames: 64)
+                } catch {
+                    refused += 1
+                }
+            }
+            #expect(refused == 2000, "\(refusal.name)")
+            // Other tests run alongside and open files too: 2,000 leaks would stand far above them.
+            let grown = try openDescriptors() - before
+            #expect(grown < 200, "\(refusal.name): \(grown) more open descriptors")
+        }
+    }
+
     /// profile crash-e409c06a: `"version": 111…1` (57 digits), a whole number beyond Int, trapped
     /// when the "newer than this soundcompass reads" message converted it to Int.
     @Test("a profile version beyond Int is refused as newer, naming the number", arguments: ["1e20", "111111111111111111111111111111111111111111111111111111111", "1e308"])

@@ -59,32 +59,24 @@ public final class RawPCMSource: CaptureSource {
             channelCount: channelCount, channels: channels, swap: swap, periodFrames: periodFrames)
     }
 
-    /// As the public initializer; `descriptor`, when given, is read instead of opening `path`
-    /// (and closed with the source unless it is standard input), after `prefix`: bytes
-    /// already read from it.
+    /// As the public initializer; `descriptor`, when given, is read instead of opening `path`,
+    /// after `prefix`: bytes already read from it. The source owns a given descriptor from
+    /// the call on, whether it returns or throws: it is closed with the source, or before the
+    /// error is thrown (standard input, descriptor 0, never).
     package init(
         path: String, descriptor given: Int32?, prefix: [UInt8], encoding: PCMEncoding, sampleRate: Int,
         channelCount: Int, channels: (left: Int, right: Int)?, swap: Bool, periodFrames: Int
     ) throws(SoundFileError) {
         precondition(periodFrames > 0)
-        let label = path == "-" ? "standard input" : path
-        guard channelCount <= CaptureLimits.maximumChannelCount else {
-            throw .tooManyChannels(path: label, channels: channelCount)
-        }
-        guard CaptureLimits.periodFits(frames: periodFrames, channels: channelCount) else {
-            throw .periodTooLarge(path: label, frames: periodFrames, channels: channelCount)
-        }
         let pair: (left: Int, right: Int)
         do {
-            pair = try SoundFileReader.channelPair(channels, swap: swap, of: channelCount, path: label)
-        } catch .channelOutOfRange(let path, let channel, let count) {
-            throw .rawChannelOutOfRange(path: path, channel: channel, channels: count)
-        }
-        guard Double(sampleRate) >= AnalysisConfiguration.minimumSampleRate else {
-            throw .sampleRateTooLow(path: label, rate: sampleRate)
-        }
-        guard Double(sampleRate) <= AnalysisConfiguration.maximumSampleRate else {
-            throw .sampleRateTooHigh(path: label, rate: sampleRate)
+            pair = try Self.validate(
+                path: path, channelCount: channelCount, channels: channels, swap: swap,
+                sampleRate: sampleRate, periodFrames: periodFrames)
+        } catch {
+            // Found by the rawpcm fuzz target: each refused stream leaked its descriptor.
+            if let given, given != 0 { close(given) }
+            throw error
         }
         if let given {
             descriptor = given
@@ -107,7 +99,35 @@ public final class RawPCMSource: CaptureSource {
             byteCount: max(periodFrames * frameBytes, prefix.count), alignment: 16)
         prefix.withUnsafeBytes { buffer.copyMemory(from: $0) }
         pending = prefix.count
+        // A refusal from here on deinitialises the source, which closes the descriptor.
         try checkFirstPeriod()
+    }
+
+    /// Checks the stream's layout and rate before anything is opened or allocated.
+    /// - Returns: the channel pair to read (0-based left, right).
+    private static func validate(
+        path: String, channelCount: Int, channels: (left: Int, right: Int)?, swap: Bool, sampleRate: Int, periodFrames: Int
+    ) throws(SoundFileError) -> (left: Int, right: Int) {
+        let label = path == "-" ? "standard input" : path
+        guard channelCount <= CaptureLimits.maximumChannelCount else {
+            throw .tooManyChannels(path: label, channels: channelCount)
+        }
+        guard CaptureLimits.periodFits(frames: periodFrames, channels: channelCount) else {
+            throw .periodTooLarge(path: label, frames: periodFrames, channels: channelCount)
+        }
+        let pair: (left: Int, right: Int)
+        do {
+            pair = try SoundFileReader.channelPair(channels, swap: swap, of: channelCount, path: label)
+        } catch .channelOutOfRange(let path, let channel, let count) {
+            throw .rawChannelOutOfRange(path: path, channel: channel, channels: count)
+        }
+        guard Double(sampleRate) >= AnalysisConfiguration.minimumSampleRate else {
+            throw .sampleRateTooLow(path: label, rate: sampleRate)
+        }
+        guard Double(sampleRate) <= AnalysisConfiguration.maximumSampleRate else {
+            throw .sampleRateTooHigh(path: label, rate: sampleRate)
+        }
+        return pair
     }
 
     deinit {
