@@ -8,12 +8,20 @@
 /// 0.49·fs. The filters run in single precision (tested against a double-precision reference in
 /// `BandFilterBankTests`). Life cycle: `init` allocates; `filter`, `shift` and `levels` never allocate.
 package final class BandFilterBank {
-    /// One band's frame of filtered samples on each channel.
+    /// A read-only view of one band's frame on one channel (the bank keeps the samples of a
+    /// group of four bands interleaved, one band per SIMD lane).
+    package struct FrameView {
+        fileprivate let base: UnsafeMutablePointer<Float>
+        /// Sample `n` of the frame, `0 ..< frameLength`.
+        package subscript(n: Int) -> Float { base[4 * n] }
+    }
+
+    /// One band's frame of filtered samples on each channel, valid while the bank lives.
     package struct Band {
         /// The band's last `frameLength` filtered samples of the left channel.
-        package let leftFrame: AlignedFloats
+        package let leftFrame: FrameView
         /// The band's last `frameLength` filtered samples of the right channel.
-        package let rightFrame: AlignedFloats
+        package let rightFrame: FrameView
     }
 
     /// The bands, in the order given.
@@ -22,6 +30,24 @@ package final class BandFilterBank {
     package let frameLength: Int
     /// The filters, four bands to a group, each band a lane of the SIMD cascade.
     private var groups: [StereoCascade4]
+    /// Each group's frames: sample `n` of the group's four bands is the `SIMD4` at `4·n`.
+    private let leftFrames: [AlignedFloats]
+    private let rightFrames: [AlignedFloats]
+    /// Each group's second moments over the current frame, once measured (see `moments(_:)`).
+    private var groupMoments: [GroupMoments]
+    /// Bumped by every change of the frames; a group's moments are current when their
+    /// `generation` equals it.
+    private var generation = 1
+
+    /// `Σ L²`, `Σ R²` and `Σ L·R` of a group's four bands, summed in the order of
+    /// `sumOfSquares` and `ChannelCovariance` on a band's own frame (so the levels are the
+    /// same to the last bit).
+    private struct GroupMoments {
+        var generation = 0
+        /// Whether `cross` is measured too (only the coincident model's level cue reads it).
+        var hasCross = false
+        var leftSquares = SIMD4<Double>(), rightSquares = SIMD4<Double>(), cross = SIMD4<Double>()
+    }
 
     /// - Parameters:
     ///   - specs: the bands, each `0 < low < high`, `low < sampleRate/2`.
@@ -29,9 +55,16 @@ package final class BandFilterBank {
     ///   - frameLength: samples per band frame (≥ 1).
     package init(bands specs: [BandSpec], sampleRate: Double, frameLength: Int) {
         self.frameLength = frameLength
-        self.bands = specs.map { _ in
-            Band(leftFrame: AlignedFloats(count: frameLength), rightFrame: AlignedFloats(count: frameLength))
+        let groupCount = (specs.count + 3) / 4
+        let leftFrames = (0..<groupCount).map { _ in AlignedFloats(count: 4 * frameLength) }
+        let rightFrames = (0..<groupCount).map { _ in AlignedFloats(count: 4 * frameLength) }
+        self.leftFrames = leftFrames
+        self.rightFrames = rightFrames
+        self.bands = specs.indices.map { i in
+            Band(leftFrame: FrameView(base: leftFrames[i / 4].baseAddress + i % 4),
+                 rightFrame: FrameView(base: rightFrames[i / 4].baseAddress + i % 4))
         }
+        self.groupMoments = Array(repeating: GroupMoments(), count: groupCount)
         self.groups = stride(from: 0, to: specs.count, by: 4).map { start in
             let lanes = specs[start..<min(start + 4, specs.count)].map { spec in
                 (BiquadCoefficients.highPass(cutoff: spec.low, sampleRate: sampleRate),
@@ -47,55 +80,106 @@ package final class BandFilterBank {
     ///   - right: `count` new right-channel samples.
     ///   - offset: where the samples go in the band frames (`offset + count ≤ frameLength`).
     ///   - count: samples per channel.
+    @inline(never)  // a stage of its own in Benchmarks/profile.py
     package func filter(left: UnsafePointer<Float>, right: UnsafePointer<Float>, offset: Int, count: Int) {
         precondition(offset >= 0 && count >= 0 && offset + count <= frameLength)
+        generation &+= 1
         for g in groups.indices {
-            let start = 4 * g
-            func out(_ lane: Int, _ leftSide: Bool) -> UnsafeMutablePointer<Float>? {
-                guard start + lane < bands.count else { return nil }
-                let band = bands[start + lane]
-                return (leftSide ? band.leftFrame : band.rightFrame).baseAddress + offset
-            }
             groups[g].process(
                 left: left, right: right, count: count,
-                leftOut: (out(0, true), out(1, true), out(2, true), out(3, true)),
-                rightOut: (out(0, false), out(1, false), out(2, false), out(3, false)))
+                leftOut: leftFrames[g].baseAddress + 4 * offset, rightOut: rightFrames[g].baseAddress + 4 * offset)
         }
     }
 
     /// Drops the first `hop` samples of every band frame, keeping `keep` samples.
     package func shift(hop: Int, keep: Int) {
         guard keep > 0 else { return }
-        for band in bands {
-            band.leftFrame.baseAddress.update(from: band.leftFrame.baseAddress + hop, count: keep)
-            band.rightFrame.baseAddress.update(from: band.rightFrame.baseAddress + hop, count: keep)
+        generation &+= 1
+        let bytes = 4 * keep * MemoryLayout<Float>.stride
+        // memmove: the regions overlap.
+        for frame in leftFrames {
+            UnsafeMutableRawPointer(frame.baseAddress).copyMemory(from: frame.baseAddress + 4 * hop, byteCount: bytes)
+        }
+        for frame in rightFrames {
+            UnsafeMutableRawPointer(frame.baseAddress).copyMemory(from: frame.baseAddress + 4 * hop, byteCount: bytes)
         }
     }
 
     /// RMS levels of band `index` over the current frame.
     package func levels(_ index: Int) -> ChannelLevels {
-        ChannelLevels(
-            left: UnsafeBufferPointer(start: bands[index].leftFrame.baseAddress, count: frameLength),
-            right: UnsafeBufferPointer(start: bands[index].rightFrame.baseAddress, count: frameLength),
-            count: frameLength)
+        let moments = moments(index / 4, cross: false), lane = index % 4
+        let n = Double(frameLength)
+        return ChannelLevels(
+            leftRMS: (moments.leftSquares[lane] / n).squareRoot(), rightRMS: (moments.rightSquares[lane] / n).squareRoot())
     }
 
     /// Second moments (`L²`, `R²`, `L·R`) of band `index` over the current frame, for the
     /// coincident model's level cue.
     package func covariance(_ index: Int) -> ChannelCovariance {
-        ChannelCovariance(
-            left: UnsafeBufferPointer(start: bands[index].leftFrame.baseAddress, count: frameLength),
-            right: UnsafeBufferPointer(start: bands[index].rightFrame.baseAddress, count: frameLength),
-            count: frameLength)
+        let moments = moments(index / 4, cross: true), lane = index % 4
+        let n = Double(frameLength)
+        return ChannelCovariance(
+            leftPower: moments.leftSquares[lane] / n, rightPower: moments.rightSquares[lane] / n,
+            crossPower: moments.cross[lane] / n)
     }
 
     /// Clears the filters' state and the band frames (as if the input had been silent forever).
     package func reset() {
+        generation &+= 1
         for g in groups.indices { groups[g].reset() }
-        for band in bands {
-            band.leftFrame.zero()
-            band.rightFrame.zero()
+        for frame in leftFrames { frame.zero() }
+        for frame in rightFrames { frame.zero() }
+    }
+
+    /// The second moments of group `g`'s bands over the current frame (`cross`: with `Σ L·R`),
+    /// measured once per frame.
+    ///
+    /// `sumOfSquares` (and `ChannelCovariance`) sum a band's frame in eight lanes, sample `i` in
+    /// lane `i mod 8`, then add the lanes with `SIMD8.sum()` and the last `frameLength mod 8`
+    /// samples in double precision. Here accumulator `j` holds lane `j` of all four bands (one
+    /// band per `SIMD4` lane): the same additions in the same order, one pass for four bands.
+    private func moments(_ g: Int, cross: Bool) -> GroupMoments {
+        let known = groupMoments[g]
+        if known.generation == generation && (known.hasCross || !cross) { return known }
+        typealias V = SIMD4<Float>
+        let count = frameLength
+        let left = UnsafeRawPointer(leftFrames[g].baseAddress), right = UnsafeRawPointer(rightFrames[g].baseAddress)
+        let stride = MemoryLayout<V>.stride
+        @inline(__always) func load(_ p: UnsafeRawPointer, _ i: Int) -> V { p.loadUnaligned(fromByteOffset: i * stride, as: V.self) }
+        /// Σ a·b over the frame, in the lane order described above.
+        @inline(__always) func sum(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer) -> SIMD4<Double> {
+            var s0 = V(), s1 = V(), s2 = V(), s3 = V(), s4 = V(), s5 = V(), s6 = V(), s7 = V()
+            var i = 0
+            while i + 8 <= count {
+                s0 += load(a, i) * load(b, i); s1 += load(a, i + 1) * load(b, i + 1)
+                s2 += load(a, i + 2) * load(b, i + 2); s3 += load(a, i + 3) * load(b, i + 3)
+                s4 += load(a, i + 4) * load(b, i + 4); s5 += load(a, i + 5) * load(b, i + 5)
+                s6 += load(a, i + 6) * load(b, i + 6); s7 += load(a, i + 7) * load(b, i + 7)
+                i += 8
+            }
+            var total = SIMD4<Double>()
+            for lane in 0..<4 {
+                total[lane] = Double(SIMD8(s0[lane], s1[lane], s2[lane], s3[lane], s4[lane], s5[lane], s6[lane], s7[lane]).sum())
+            }
+            while i < count {
+                let x = load(a, i) * load(b, i)
+                for lane in 0..<4 { total[lane] += Double(x[lane]) }
+                i += 1
+            }
+            return total
         }
+        var moments = known
+        if known.generation != generation {
+            moments = GroupMoments(generation: generation)
+            moments.leftSquares = sum(left, left)
+            moments.rightSquares = sum(right, right)
+        }
+        if cross && !moments.hasCross {
+            moments.cross = sum(left, right)
+            moments.hasCross = true
+        }
+        groupMoments[g] = moments
+        return moments
     }
 }
 
@@ -129,12 +213,13 @@ struct StereoCascade4 {
         right = (.zero, .zero, .zero, .zero)
     }
 
-    typealias Outputs = (UnsafeMutablePointer<Float>?, UnsafeMutablePointer<Float>?, UnsafeMutablePointer<Float>?, UnsafeMutablePointer<Float>?)
-
+    /// Filters `count` samples of each channel into `leftOut` and `rightOut`: output sample
+    /// `i` of all four lanes is the `SIMD4` at `4·i` (`4·count` floats each).
     mutating func process(
         left input: UnsafePointer<Float>, right inputRight: UnsafePointer<Float>, count: Int,
-        leftOut: Outputs, rightOut: Outputs
+        leftOut: UnsafeMutablePointer<Float>, rightOut: UnsafeMutablePointer<Float>
     ) {
+        let leftRaw = UnsafeMutableRawPointer(leftOut), rightRaw = UnsafeMutableRawPointer(rightOut)
         var (l1, l2, l3, l4) = left
         var (r1, r2, r3, r4) = right
         for i in 0..<count {
@@ -145,8 +230,8 @@ struct StereoCascade4 {
             let zl = c0 * yl + l3, zr = c0 * yr + r3
             l3 = c1 * yl - d1 * zl + l4; r3 = c1 * yr - d1 * zr + r4
             l4 = c2 * yl - d2 * zl;      r4 = c2 * yr - d2 * zr
-            leftOut.0?[i] = zl[0]; leftOut.1?[i] = zl[1]; leftOut.2?[i] = zl[2]; leftOut.3?[i] = zl[3]
-            rightOut.0?[i] = zr[0]; rightOut.1?[i] = zr[1]; rightOut.2?[i] = zr[2]; rightOut.3?[i] = zr[3]
+            leftRaw.storeBytes(of: zl, toByteOffset: 16 * i, as: SIMD4<Float>.self)
+            rightRaw.storeBytes(of: zr, toByteOffset: 16 * i, as: SIMD4<Float>.self)
         }
         // Flush denormals that a decaying tail would otherwise leave behind.
         func flush(_ x: SIMD4<Float>) -> SIMD4<Float> {

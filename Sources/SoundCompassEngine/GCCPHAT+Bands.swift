@@ -39,18 +39,51 @@ extension GCCPHAT {
     ///   - lastBin: highest FFT bin of the band (≤ fftSize/2 − 1).
     ///   - prior: the broadband lag in samples, if it is trusted.
     package func estimateBand(_ spectra: FrameSpectra, firstBin: Int, lastBin: Int, prior: Double?) -> BandDelayEstimate {
+        estimateBand(spectra, firstBin: firstBin, lastBin: lastBin, basis: nil, prior: prior)
+    }
+
+    /// ``estimateBand(_:firstBin:lastBin:prior:)`` for the band of `basis`, its correlation
+    /// evaluated at the searched lags only (see ``BandLagBasis``) instead of by an inverse FFT:
+    /// the same values up to single-precision rounding.
+    /// - Parameters:
+    ///   - spectra: the spectra of this estimator's current frame.
+    ///   - basis: the band's table, made for this estimator's FFT size with
+    ///     `largestLag ≥ searchLag + 1`.
+    ///   - prior: the broadband lag in samples, if it is trusted.
+    package func estimateBand(_ spectra: FrameSpectra, basis: BandLagBasis, prior: Double?) -> BandDelayEstimate {
+        precondition(basis.largestLag >= searchLag + 1 && basis.lastBin < fftSize / 2, "band table made for another estimator")
+        return estimateBand(spectra, firstBin: basis.firstBin, lastBin: basis.lastBin, basis: basis, prior: prior)
+    }
+
+    private func estimateBand(
+        _ spectra: FrameSpectra, firstBin: Int, lastBin: Int, basis: BandLagBasis?, prior: Double?
+    ) -> BandDelayEstimate {
         checkCurrent(spectra)
         let n = fftSize
         let first = max(1, firstBin), last = min(n / 2 - 1, lastBin)
         guard last >= first else { return .none }
-        let b = bandSpectrum.baseAddress
-        // bandSpectrum is all zero between calls: fill the band, and clear it again at the end.
-        defer { (b + 2 * first).update(repeating: 0, count: 2 * (last - first + 1)) }
-        let sums = copyBand(spectra, bins: first...last)
+        let sums: (weightSum: Float, coherenceSum: Float, powerSum: Float)
+        let c: UnsafeMutablePointer<Float>
+        // The bins the refinement reads: the band's, in the frame's own weighted cross-spectrum
+        // (the table path), or in `bandSpectrum`, which is all zero between calls (the FFT path:
+        // fill the band, and clear it again at the end).
+        let g: UnsafeMutablePointer<Float>
+        if let basis {
+            g = UnsafeMutablePointer(mutating: spectra.whitened)
+            sums = gatherBand(spectra, into: basis)
+        } else {
+            g = bandSpectrum.baseAddress
+            sums = copyBand(spectra, bins: first...last)
+        }
+        defer { if basis == nil { (g + 2 * first).update(repeating: 0, count: 2 * (last - first + 1)) } }
         let weightSum = sums.weightSum, powerSum = sums.powerSum
         guard weightSum > 0, weightSum.isFinite, powerSum > 0, powerSum.isFinite else { return .none }
         let meanCoherence = sums.coherenceSum / powerSum
-        let c = bandCorrelation(weightSum: weightSum)
+        if let basis {
+            c = bandCorrelation(basis, weightSum: weightSum)
+        } else {
+            c = bandCorrelation(weightSum: weightSum)
+        }
         let K = searchLag
         let peaks = bandPeaks(c, prior: prior)
         let best = peaks.best
@@ -71,7 +104,7 @@ extension GCCPHAT {
         let pinned = abs(chosen) == K
         let lag = pinned
             ? Double(chosen)
-            : refine(integerLag: chosen, correlation: c, spectrum: b, bins: first..<(last + 1))
+            : refine(integerLag: chosen, correlation: c, spectrum: g, bins: first..<(last + 1))
         confidence = ConfidenceMapping.edgeRule(
             confidence, lag: lag, pinned: pinned, maximumLag: maxLagSamples, searchLag: K)
         return BandDelayEstimate(
@@ -99,6 +132,37 @@ extension GCCPHAT {
             powerSum += power
         }
         return (weightSum, coherenceSum, powerSum)
+    }
+
+    /// `copyBand` for the table path: the band's bins of the weighted cross-spectrum into
+    /// `basis`'s real and imaginary scratch (its padding stays 0), with the same sums in the
+    /// same order.
+    private func gatherBand(_ spectra: FrameSpectra, into basis: BandLagBasis)
+        -> (weightSum: Float, coherenceSum: Float, powerSum: Float)
+    {
+        let g = spectra.whitened, coherence = spectra.binCoherence
+        let re = basis.real.baseAddress, im = basis.imaginary.baseAddress
+        var weightSum: Float = 0, coherenceSum: Float = 0, powerSum: Float = 0
+        let first = basis.firstBin
+        for k in first...basis.lastBin {
+            let gr = g[2 * k], gi = g[2 * k + 1]
+            re[k - first] = gr
+            im[k - first] = gi
+            weightSum += (gr * gr + gi * gi).squareRoot()
+            let power = spectra.power(k)
+            coherenceSum += coherence[k] * power
+            powerSum += power
+        }
+        return (weightSum, coherenceSum, powerSum)
+    }
+
+    /// The band's correlation from `basis` (filled by `gatherBand`) into `bandCorrelation` at
+    /// the lag window and one lag beyond each edge, normalised like ``bandCorrelation(weightSum:)``.
+    @inline(never)
+    private func bandCorrelation(_ basis: BandLagBasis, weightSum: Float) -> UnsafeMutablePointer<Float> {
+        let c = bandCorrelation.baseAddress
+        basis.correlate(into: c, fftSize: fftSize, scale: 1 / (2 * weightSum))
+        return c
     }
 
     /// Transforms `bandSpectrum` back into `bandCorrelation`, normalised (like the broadband

@@ -23,6 +23,9 @@ package final class SubbandEstimator {
     private let gccPhat: GCCPHAT
     private let configuration: AnalysisConfiguration
     private let binRanges: [(first: Int, last: Int)]
+    /// Each band's table for its correlation at the searched lags (nil where an inverse FFT is
+    /// cheaper, see ``BandLagBasis``).
+    private let lagBases: [BandLagBasis?]
     /// Bands whose upper edge is above the spatial-aliasing limit `1/(2·maxDelay)`.
     private let aliased: [Bool]
     /// The binaural model's low-frequency share of each bin (nil for the other models).
@@ -45,6 +48,9 @@ package final class SubbandEstimator {
         self.bank = BandFilterBank(bands: bands, sampleRate: fs, frameLength: configuration.frameLength)
         self.binRanges = bands.map { band in
             (Int((band.low / fs * Double(fftSize)).rounded(.up)), Int((band.high / fs * Double(fftSize)).rounded(.down)))
+        }
+        self.lagBases = binRanges.map { range in
+            BandLagBasis(firstBin: range.first, lastBin: range.last, fftSize: fftSize, largestLag: gccPhat.searchLag + 1)
         }
         let aliasingLimit = 1 / (2 * configuration.array.maximumDelaySeconds)
         self.aliased = bands.map { $0.high > aliasingLimit }
@@ -73,6 +79,7 @@ package final class SubbandEstimator {
     ///   - active: whether the frame is active; an inactive frame's bands get no confidence
     ///     and no loudest band.
     ///   - records: `bands.count` records, updated in place.
+    @inline(never)  // a stage of its own in Benchmarks/profile.py
     func estimate(spectra: FrameSpectra, broadband: FrameEstimate, active: Bool, into records: inout [BandRecord]) {
         let config = configuration
         let model = config.array
@@ -84,8 +91,9 @@ package final class SubbandEstimator {
             let band = bands[i]
             let levels = bank.levels(i)
             let level = levels.levelDBFS
-            let delay = gccPhat.estimateBand(
-                spectra, firstBin: binRanges[i].first, lastBin: binRanges[i].last, prior: aliased[i] ? prior : nil)
+            let bandPrior = aliased[i] ? prior : nil
+            let delay = lagBases[i].map { gccPhat.estimateBand(spectra, basis: $0, prior: bandPrior) }
+                ?? gccPhat.estimateBand(spectra, firstBin: binRanges[i].first, lastBin: binRanges[i].last, prior: bandPrior)
             let firstBin = max(1, binRanges[i].first)
             let bins = firstBin...max(firstBin, min(gccPhat.fftSize / 2 - 1, binRanges[i].last))
             let timeLateral = binShares.map {

@@ -114,6 +114,30 @@ struct BandFilterBankTests {
         }
     }
 
+    @Test("levels and covariance, measured four bands at a time, equal ChannelLevels and ChannelCovariance of each band's own frame to the last bit",
+          arguments: [2048, 1001])
+    func momentsAreExact(frameLength: Int) {
+        let bands = Self.bands(sampleRate: 48000)
+        let left = Generators.whiteNoise(count: 3 * frameLength, rms: 0.3, seed: 31).map(Float.init)
+        let right = Generators.pinkNoise(count: 3 * frameLength, sampleRate: 48000, rms: 0.2, seed: 32).map(Float.init)
+        let bank = BandFilterBank(bands: bands, sampleRate: 48000, frameLength: frameLength)
+        var frames = 0
+        Self.stream(bank, left: left, right: right, hop: frameLength / 3, block: 257) { _ in
+            frames += 1
+            for (i, band) in bank.bands.enumerated() {
+                let l = (0..<frameLength).map { band.leftFrame[$0] }, r = (0..<frameLength).map { band.rightFrame[$0] }
+                l.withUnsafeBufferPointer { l in
+                    r.withUnsafeBufferPointer { r in
+                        #expect(bank.levels(i) == ChannelLevels(left: l, right: r, count: frameLength), "band \(i)")
+                        #expect(bank.covariance(i) == ChannelCovariance(left: l, right: r, count: frameLength), "band \(i)")
+                        #expect(bank.levels(i) == ChannelLevels(left: l, right: r, count: frameLength), "band \(i), asked again")
+                    }
+                }
+            }
+        }
+        #expect(frames == 7)
+    }
+
     @Test("reset clears the filters and the frames: the same input gives the same output again")
     func resetRestarts() {
         let bands = Self.bands(sampleRate: 48000)
