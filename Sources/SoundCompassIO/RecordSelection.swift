@@ -67,12 +67,17 @@ public final class RecordSelection {
         try emit(held)
     }
 
-    /// Copies `record` into ``held`` without sharing its bands array: the analyzer mutates its
-    /// own record's bands in place, and a shared array would make it copy them (allocate).
+    /// Copies `record` into ``held`` without sharing its bands and sources arrays: the analyzer
+    /// mutates its own record's arrays in place, and a shared array would make it copy them
+    /// (allocate).
     private func hold(_ record: AnalysisRecord) {
         holding = true
-        var bands = held.bands
+        var bands = held.bands, sources = held.sources
         held.bands = []  // `bands` is now the only reference: writing its elements does not copy it
+        held.sources = []
+        // The sources vary in number: kept in storage that grows to the most seen, then stays.
+        sources.removeAll(keepingCapacity: true)
+        sources.append(contentsOf: record.sources)
         if bands.count == record.bands.count {
             for i in record.bands.indices { bands[i] = record.bands[i] }
         } else {
@@ -80,5 +85,6 @@ public final class RecordSelection {
         }
         held = record
         held.bands = bands
+        held.sources = sources
     }
 }
