@@ -12,7 +12,8 @@ import SoundCompassEngine
 /// moving source.)
 ///
 /// Offering a record does not allocate: the held record is copied field by field into storage
-/// the selection owns, once it has held a record with as many bands.
+/// the selection owns, once it has held a record with as many bands (the sources' storage is
+/// reserved at `init`).
 public final class RecordSelection {
     /// Only records of active frames (``AnalysisRecord/active``).
     public let activeOnly: Bool
@@ -35,6 +36,8 @@ public final class RecordSelection {
         self.activeOnly = activeOnly
         self.minimumConfidence = minimumConfidence
         self.interval = interval
+        // Room for the most sources a record can carry, so that holding one never grows it.
+        held.sources.reserveCapacity(AnalysisConfiguration.maximumSources)
     }
 
     /// True when every record passes (no test asked).
@@ -75,7 +78,7 @@ public final class RecordSelection {
         var bands = held.bands, sources = held.sources
         held.bands = []  // `bands` is now the only reference: writing its elements does not copy it
         held.sources = []
-        // The sources vary in number: kept in storage that grows to the most seen, then stays.
+        // The sources vary in number: kept in storage reserved for the most there can be.
         sources.removeAll(keepingCapacity: true)
         sources.append(contentsOf: record.sources)
         if bands.count == record.bands.count {

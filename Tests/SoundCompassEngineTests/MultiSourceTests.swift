@@ -131,7 +131,7 @@ struct MultiSourceTests {
         off.maxSources = 0
         let tracked = try analyze(signal, configuration: AnalysisConfiguration(sampleRate: Self.sampleRate))
         let plain = try analyze(signal, configuration: off)
-        #expect(plain.allSatisfy(\.sources.isEmpty))
+        #expect(plain.allSatisfy { $0.sources.isEmpty })
         #expect(tracked.contains { $0.sources.count == 2 })
         #expect(tracked.map { var r = $0; r.sources = []; return r } == plain)
     }
