@@ -27,9 +27,15 @@ package struct SourceCandidate: Sendable, Equatable {
 /// aliasing by itself: above `c/(2d)` a bin's phase fits several lags, and it adds a lobe at
 /// each of them, which the bins of other frequencies do not reinforce (only the true lag is
 /// common to all). Averaging the frames' correlations over the window lets a talker who
-/// dominated only some frames keep his peak. (Measured on two speech-like talkers at −40° and
-/// +30°: a histogram of per-bin lags below the aliasing frequency, 1.1 kHz for 15 cm, is far
-/// blurrier: a phase error of 0.1 rad at 300 Hz is already 7°.)
+/// dominated only some frames keep their peak. (A histogram of per-bin lags from the bins below
+/// the aliasing frequency alone, 1.1 kHz for 15 cm, was not tried: there a phase error of
+/// 0.1 rad at 300 Hz is already 2.5 samples, about 7° ahead, while the correlation uses every
+/// coherent bin.)
+///
+/// **Peaks.** The average is smoothed by [1 2 1]/4 first: a whitened spectrum up to Nyquist
+/// makes a peak at a fractional lag ring at ±1, ±2 … samples, which would read as sources next
+/// to every source. A candidate must also stand out from its surroundings by
+/// ``relativeProminence`` of its height.
 ///
 /// **Candidates** are the local maxima of the average within the physical lag window, at least
 /// ``absoluteFloor`` high and ``relativeFloor`` of the highest, at least
@@ -40,7 +46,7 @@ package struct SourceCandidate: Sendable, Equatable {
 /// A coincident pair has no time difference: its one candidate is the frame's own estimate
 /// (see ``MultiSourceTracker``).
 ///
-/// Life cycle: `init` allocates; ``update(gccPhat:framed:levelDBFS:aboveGate:)`` and
+/// Life cycle: `init` allocates; ``update(gccPhat:correlated:levelDBFS:aboveGate:)`` and
 /// ``find(spectra:)`` never allocate.
 package final class SourceCandidateFinder {
     /// Lowest height of a candidate's peak in the averaged correlation.
@@ -196,9 +202,6 @@ package final class SourceCandidateFinder {
         candidates[0] = SourceCandidate(azimuth: azimuth, strength: confidence, share: 1)
         count = 1
     }
-
-    /// The averaged correlation at an integer lag within ±``GCCPHAT/searchLag``.
-    package func averageCorrelation(lag: Int) -> Float { average[lag + searchLag] }
 
     /// How far the smoothed average's peak at index `i` stands out: its height over the higher
     /// of the lowest points on each side before higher ground. A side that reaches the window's
