@@ -152,7 +152,7 @@ private final class FileBatch: Sendable {
             partial = temporary.path
             let writer = RecordWriter(
                 format: format, sink: temporary.sink, bandNames: session.bandNames,
-                orientation: session.hasOrientation, fields: command.fields, columns: columns, view: analyze.output.view,
+                orientation: session.hasOrientation, sources: session.tracksSources, fields: command.fields, columns: columns, view: analyze.output.view,
                 selection: command.selection)
             let rate = session.source.sampleRate
             try session.run(writer: writer, trace: traced) { [reporter] frames in

@@ -100,6 +100,9 @@ struct AnalysisOptions: ParsableArguments {
     @Option(help: "How quickly the tracked azimuth follows: calm, balanced or snappy.")
     var response: TrackerResponse = .balanced
 
+    @Option(parsing: .unconditional, help: ArgumentHelp("Most simultaneous sources tracked (the records' sources), 0 (off) to 8.", valueName: "n"))
+    var maxSources: Int = 3
+
     func validate() throws {
         if let spacing, !ArrayModel.spacingRange.contains(spacing) {
             throw ValidationError("--spacing must be \(ArrayModel.spacingRange.lowerBound)…\(ArrayModel.spacingRange.upperBound) metres, got \(spacing)")
@@ -120,6 +123,9 @@ struct AnalysisOptions: ParsableArguments {
             throw ValidationError("--ild-gain must be positive, got \(ildGain)")
         }
         try validateCoincident()
+        guard (0...AnalysisConfiguration.maximumSources).contains(maxSources) else {
+            throw ValidationError("--max-sources must be 0 (off) to \(AnalysisConfiguration.maximumSources), got \(maxSources)")
+        }
         guard gate.isFinite, gate <= 0 else { throw ValidationError("--gate must be a level in dBFS (≤ 0), got \(gate)") }
         if let bands {
             do { _ = try BandSpec.parse(bands) } catch { throw ValidationError("--bands: \(error.description)") }
@@ -168,13 +174,15 @@ struct AnalysisOptions: ParsableArguments {
     var settings: AnalysisSettings {
         // `validate()` has already rejected a --bands list that does not parse.
         let bandList = bands.flatMap { try? BandSpec.parse($0) }
-        return AnalysisSettings(
+        var settings = AnalysisSettings(
             array: ArrayModel(
                 kind: array ?? .spaced, spacingMeters: spacing ?? ArrayModel.defaultSpacing,
                 headRadiusMeters: headRadius ?? ArrayModel.defaultHeadRadius, ildGain: ildGain,
                 coincidentPair: coincidentChoice.pair, channelsAreMidSide: midSide),
             profilePath: profile, frameLength: frame?.length, hopLength: hop?.length, silenceGateDBFS: gate,
             bands: bandList ?? BandSpec.defaults, response: response)
+        settings.maxSources = maxSources
+        return settings
     }
 
     /// Renders the built-in demo scene and assembles its analysis with the channel options;

@@ -51,7 +51,7 @@ struct OutputOptions: ParsableArguments {
         let sink = try output.map { try createFile($0) } ?? .standardOutput()
         return RecordWriter(
             format: chosen, sink: sink, bandNames: session.bandNames, orientation: session.hasOrientation,
-            fields: fieldSet, columns: terminalColumns(), view: view, selection: selection)
+            sources: session.tracksSources, fields: fieldSet, columns: terminalColumns(), view: view, selection: selection)
     }
 
     /// The selection `--active-only`, `--min-confidence` and `--every` ask for.

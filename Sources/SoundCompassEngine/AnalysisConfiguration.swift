@@ -30,6 +30,18 @@ public struct AnalysisConfiguration: Sendable, Equatable {
     /// lagging channel is not clipped at the nominal limit.
     public var lagMarginSeconds: Double = 0
 
+    /// Most sources the multi-source tracker follows at once (``AnalysisRecord/sources``),
+    /// 0…``maximumSources`` (default 3). 0 turns the tracker off: no work, empty `sources`.
+    public var maxSources = 3
+    /// Window over which the multi-source tracker gathers each frame's direction evidence,
+    /// seconds (the time constant of its average; default 0.3 s, within 0.05…5 s).
+    public var sourceWindowSeconds = 0.3
+
+    /// Largest ``maxSources``.
+    public static let maximumSources = 8
+    /// The ``sourceWindowSeconds`` accepted, seconds.
+    public static let sourceWindowRange: ClosedRange<Double> = 0.05...5
+
     /// Default ``tailDecayDecibelsPerSecond``, dB/s: the decay of a room with an RT60 of about 0.5 s.
     public static let defaultTailDecayRate = 125.0
 
@@ -91,6 +103,8 @@ public struct AnalysisConfiguration: Sendable, Equatable {
         for band in usableBands where band.high - band.low < 2 * sampleRate / Double(frameLength) {
             throw .bandTooNarrow(band.name, frame: frameLength)
         }
+        guard (0...Self.maximumSources).contains(maxSources) else { throw .badMaxSources(maxSources) }
+        guard Self.sourceWindowRange.contains(sourceWindowSeconds) else { throw .badSourceWindow(sourceWindowSeconds) }
         let maxLag = maximumLagSamples
         guard maxLag * 2 + 8 < Double(frameLength) else {
             throw .frameShorterThanArray(frameLength, maxLagSamples: maxLag)
@@ -124,6 +138,8 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
     case badSmoothing(Double)
     case bandTooNarrow(String, frame: Int)
     case badTailDecayRate(Double)
+    case badMaxSources(Int)
+    case badSourceWindow(Double)
 
     public var description: String {
         switch self {
@@ -137,6 +153,9 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
         case .bandTooNarrow(let name, let frame): "band \(name) is narrower than two FFT bins of a \(frame)-sample frame"
         case .badSmoothing(let value): "coherence smoothing \(value) must be between 0 and 1"
         case .badTailDecayRate(let value): "tail decay rate \(value) dB/s must be 0 (off) or positive"
+        case .badMaxSources(let n): "maximum source count \(n) must be 0 (off) to \(AnalysisConfiguration.maximumSources)"
+        case .badSourceWindow(let s):
+            "source window \(s) s must be between \(AnalysisConfiguration.sourceWindowRange.lowerBound) and \(AnalysisConfiguration.sourceWindowRange.upperBound) s"
         case .frameShorterThanArray(let n, let lag):
             "frame of \(n) samples is too short for the array (largest delay \(Int(lag.rounded(.up))) samples)"
         }

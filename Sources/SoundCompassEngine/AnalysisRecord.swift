@@ -89,6 +89,10 @@ public struct AnalysisRecord: Sendable, Equatable {
     /// Bearing of the source in the world, relative to yaw 0, degrees on (−180, 180]:
     /// ``azimuth`` plus ``yaw``; `nil` until front/back is resolved.
     public var worldAzimuth: Double?
+    /// The sources the multi-source tracker follows, by increasing ``SourceRecord/id`` (at most
+    /// ``AnalysisConfiguration/maxSources``; empty when it is 0). The array is reused between
+    /// frames, like ``bands``.
+    public var sources: [SourceRecord] = []
 
     public init(
         frame: Int = 0, time: Double = 0, azimuth: Double = 0, rawAzimuth: Double = 0, lateral: Double = 0,
@@ -96,8 +100,9 @@ public struct AnalysisRecord: Sendable, Equatable {
         ildDecibels: Double = 0, itdMicroseconds: Double = 0, levelDBFS: Double = AnalysisRecord.silenceDBFS,
         active: Bool = false, hemisphere: Hemisphere = .unknown, itdConfidence: Double = 0,
         ildConfidence: Double = 0, dominantHz: Double = 0, noiseFloorDBFS: Double = AnalysisRecord.silenceDBFS,
-        bands: [BandRecord] = [], yaw: Double? = nil, worldAzimuth: Double? = nil
+        bands: [BandRecord] = [], yaw: Double? = nil, worldAzimuth: Double? = nil, sources: [SourceRecord] = []
     ) {
+        self.sources = sources
         self.yaw = yaw
         self.worldAzimuth = worldAzimuth
         self.rawAzimuth = rawAzimuth

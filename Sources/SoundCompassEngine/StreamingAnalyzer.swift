@@ -42,6 +42,9 @@ public final class StreamingAnalyzer {
     private let decodesMidSide: Bool
     private var leftBlocker: DCBlocker
     private var rightBlocker: DCBlocker
+    /// The multi-source candidates and tracker (nil when ``AnalysisConfiguration/maxSources`` is 0).
+    private let sourceCandidates: SourceCandidateFinder?
+    private let sourceTracker: MultiSourceTracker?
 
     /// Device yaw over time, from an IMU: when set, every record carries ``AnalysisRecord/yaw``
     /// and front/back is resolved from the turning (see ``FrontBackResolver``). It may grow
@@ -92,6 +95,15 @@ public final class StreamingAnalyzer {
         self.leftBlocker = DCBlocker(cutoffHertz: Self.dcCutoffHertz, sampleRate: configuration.sampleRate)
         self.rightBlocker = leftBlocker
         self.record.bands = subbands.makeRecords()
+        if configuration.maxSources > 0 {
+            let capacity = configuration.maxSources + 2
+            self.sourceCandidates = SourceCandidateFinder(configuration: configuration, gccPhat: estimator.gccPhat, capacity: capacity)
+            self.sourceTracker = MultiSourceTracker(configuration: configuration, candidateCapacity: capacity)
+            self.record.sources = MultiSourceTracker.makeRecords(capacity: configuration.maxSources)
+        } else {
+            self.sourceCandidates = nil
+            self.sourceTracker = nil
+        }
     }
 
     /// Forgets all buffered samples and counters: the next sample is time 0 again.
@@ -113,6 +125,9 @@ public final class StreamingAnalyzer {
         shifting = false
         leftBlocker.reset()
         rightBlocker.reset()
+        sourceCandidates?.reset()
+        sourceTracker?.reset()
+        record.sources.removeAll(keepingCapacity: true)
     }
 
     /// Takes in a block of samples and emits the record of every frame it completes; the
@@ -256,6 +271,9 @@ public final class StreamingAnalyzer {
         record.ildConfidence = estimate.levelCue.confidence
         record.dominantHz = active ? estimate.dominantFrequency : 0
         subbands.estimate(spectra: spectra, broadband: estimate, active: active, into: &record.bands)
+        if let sourceCandidates, let sourceTracker {
+            trackSources(candidates: sourceCandidates, tracker: sourceTracker, estimate: estimate, spectra: spectra)
+        }
         resolveFrontBack(yaw: yaw)
         framesAnalyzed += 1
         return (record, estimate)
@@ -275,9 +293,33 @@ public final class StreamingAnalyzer {
         if resolution.hemisphere == .back {
             // The bands hear the same source: their bearings are behind too.
             for i in record.bands.indices { record.bands[i].azimuth = FrontBackResolver.behind(record.bands[i].azimuth) }
+            // So are the sources (the resolver knows one hemisphere for the whole frame).
+            for i in record.sources.indices { record.sources[i].azimuth = FrontBackResolver.behind(record.sources[i].azimuth) }
         }
         record.yaw = yaw.map(YawTimeline.wrap)
         record.worldAzimuth = resolution.hemisphere != .unknown
             ? yaw.map { YawTimeline.wrap(resolution.azimuth + $0) } : nil
+        for i in record.sources.indices {
+            record.sources[i].worldAzimuth = resolution.hemisphere != .unknown
+                ? yaw.map { YawTimeline.wrap(record.sources[i].azimuth + $0) } : nil
+        }
+    }
+
+    /// The frame's candidate directions into the multi-source tracker, its sources into the record.
+    private func trackSources(
+        candidates: SourceCandidateFinder, tracker: MultiSourceTracker, estimate: FrameEstimate, spectra: FrameSpectra
+    ) {
+        candidates.update(
+            gccPhat: estimator.gccPhat, correlated: estimate.delay.peakHeight > 0,
+            levelDBFS: estimate.levels.levelDBFS, aboveGate: estimate.aboveGate)
+        if configuration.array.kind == .coincident {
+            // No time difference: the frame's own (level-cue) estimate is the one candidate.
+            candidates.findSingle(azimuth: record.rawAzimuth, confidence: record.confidence, active: record.active)
+        } else {
+            candidates.find(spectra: spectra)
+        }
+        tracker.update(
+            candidates: candidates.candidates, count: candidates.count, averageLevelDBFS: candidates.averageLevelDBFS,
+            into: &record.sources)
     }
 }

@@ -15,6 +15,9 @@ public enum RecordField: String, Sendable, CaseIterable {
     /// The per-band estimates: the `bands` array in JSON, the `NAME_…` and `loudest_band`
     /// columns in CSV.
     case bands
+    /// The tracked sources: the `sources` array in JSON, one `sources` column in CSV. Written
+    /// by default when the analysis tracks sources (``AnalysisConfiguration/maxSources`` > 0).
+    case sources
 
     /// The field's bit in a ``RecordFields`` mask: its place in the documented order. (A switch,
     /// not `allCases`, which would build an array on every call.)
@@ -37,6 +40,7 @@ public enum RecordField: String, Sendable, CaseIterable {
         case .dominantHz: 14
         case .noiseFloorDBFS: 15
         case .bands: 16
+        case .sources: 17
         }
         return 1 << index
     }

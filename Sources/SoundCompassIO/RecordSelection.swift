@@ -12,7 +12,8 @@ import SoundCompassEngine
 /// moving source.)
 ///
 /// Offering a record does not allocate: the held record is copied field by field into storage
-/// the selection owns, once it has held a record with as many bands.
+/// the selection owns, once it has held a record with as many bands (the sources' storage is
+/// reserved at `init`).
 public final class RecordSelection {
     /// Only records of active frames (``AnalysisRecord/active``).
     public let activeOnly: Bool
@@ -35,6 +36,8 @@ public final class RecordSelection {
         self.activeOnly = activeOnly
         self.minimumConfidence = minimumConfidence
         self.interval = interval
+        // Room for the most sources a record can carry, so that holding one never grows it.
+        held.sources.reserveCapacity(AnalysisConfiguration.maximumSources)
     }
 
     /// True when every record passes (no test asked).
@@ -67,12 +70,17 @@ public final class RecordSelection {
         try emit(held)
     }
 
-    /// Copies `record` into ``held`` without sharing its bands array: the analyzer mutates its
-    /// own record's bands in place, and a shared array would make it copy them (allocate).
+    /// Copies `record` into ``held`` without sharing its bands and sources arrays: the analyzer
+    /// mutates its own record's arrays in place, and a shared array would make it copy them
+    /// (allocate).
     private func hold(_ record: AnalysisRecord) {
         holding = true
-        var bands = held.bands
+        var bands = held.bands, sources = held.sources
         held.bands = []  // `bands` is now the only reference: writing its elements does not copy it
+        held.sources = []
+        // The sources vary in number: kept in storage reserved for the most there can be.
+        sources.removeAll(keepingCapacity: true)
+        sources.append(contentsOf: record.sources)
         if bands.count == record.bands.count {
             for i in record.bands.indices { bands[i] = record.bands[i] }
         } else {
@@ -80,5 +88,6 @@ public final class RecordSelection {
         }
         held = record
         held.bands = bands
+        held.sources = sources
     }
 }

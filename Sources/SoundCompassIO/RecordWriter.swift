@@ -48,8 +48,11 @@ public final class RecordWriter {
     ///   - bandNames: names of the bands every record carries, in order (CSV columns).
     ///   - orientation: write `yaw` and `world_azimuth` (when an IMU is given): `null` in JSON,
     ///     an empty cell in CSV where a record has none.
+    ///   - sources: write the tracked sources (`sources`) by default: the analysis tracks them
+    ///     (``AnalysisConfiguration/maxSources`` > 0).
     ///   - fields: the fields of JSONL and CSV records, in their documented order whatever the
-    ///     set's (`nil`: every field; `yaw` and `world_azimuth` only with `orientation`). A set
+    ///     set's (`nil`: every field; `yaw` and `world_azimuth` only with `orientation`, `sources`
+    ///     only with `sources`). A set
     ///     naming `yaw` or `world_azimuth` writes them even without `orientation`, as `null`.
     ///   - columns: width of a text line, columns (a terminal's width; at least 20 is useful).
     ///     No text line is wider, whatever the record.
@@ -58,13 +61,15 @@ public final class RecordWriter {
     ///     the last record to write the one an interval selection still holds.
     public init(
         format: RecordFormat, sink: LineSink, bandNames: [String] = [], orientation: Bool = false,
-        fields: RecordFields? = nil, columns: Int = 80, view: TextView = .bearing, selection: RecordSelection? = nil
+        sources: Bool = false, fields: RecordFields? = nil, columns: Int = 80, view: TextView = .bearing, selection: RecordSelection? = nil
     ) {
         self.format = format
         self.orientation = orientation
         self.sink = sink
         self.bandNames = bandNames
-        self.fields = fields ?? RecordFields(RecordField.allCases.filter { orientation || ($0 != .yaw && $0 != .worldAzimuth) })
+        self.fields = fields ?? RecordFields(RecordField.allCases.filter {
+            (orientation || ($0 != .yaw && $0 != .worldAzimuth)) && (sources || $0 != .sources)
+        })
         self.columns = max(1, columns)
         self.view = view
         self.selection = selection.flatMap { $0.passesEverything ? nil : $0 }
@@ -75,13 +80,14 @@ public final class RecordWriter {
 
     /// The CSV header row (without the newline).
     public var csvHeader: String {
-        var columns = RecordField.allCases.filter { $0 != .bands && fields.contains($0) }.map(\.rawValue)
+        var columns = RecordField.allCases.filter { $0 != .bands && $0 != .sources && fields.contains($0) }.map(\.rawValue)
         if fields.contains(.bands) {
             for name in bandNames {
                 columns += ["\(name)_azimuth", "\(name)_confidence", "\(name)_level_dbfs"]
             }
             if !bandNames.isEmpty { columns.append("loudest_band") }
         }
+        if fields.contains(.sources) { columns.append("sources") }
         return columns.joined(separator: ",")
     }
 
@@ -161,6 +167,7 @@ public final class RecordWriter {
         case .dominantHz: "\"dominant_hz\":"
         case .noiseFloorDBFS: "\"noise_floor_dbfs\":"
         case .bands: "\"bands\":["
+        case .sources: "\"sources\":["
         }
     }
 
@@ -185,7 +192,7 @@ public final class RecordWriter {
         case .ildConfidence: appendNumber(r.ildConfidence, decimals: 3, json: json)
         case .dominantHz: appendNumber(r.dominantHz, decimals: 1, json: json)
         case .noiseFloorDBFS: appendNumber(r.noiseFloorDBFS, decimals: 1, json: json)
-        case .bands: break
+        case .bands, .sources: break
         }
     }
 
@@ -204,6 +211,21 @@ public final class RecordWriter {
                 appendStatic(",\"confidence\":"); appendNumber(band.confidence, decimals: 3, json: true)
                 appendStatic(",\"level_dbfs\":"); appendNumber(band.levelDBFS, decimals: 1, json: true)
                 appendStatic(band.loudest ? ",\"loudest\":true}" : ",\"loudest\":false}")
+            }
+            appendStatic("]")
+        }
+        if field(.sources, Self.jsonKey(.sources), separator: c) {
+            for (i, source) in r.sources.enumerated() {
+                if i > 0 { appendStatic(",") }
+                appendStatic("{\"id\":"); NumberFormatting.appendInteger(UInt64(max(0, source.id)), to: &line)
+                appendStatic(",\"azimuth\":"); appendNumber(source.azimuth, decimals: 2, json: true)
+                appendStatic(",\"confidence\":"); appendNumber(source.confidence, decimals: 3, json: true)
+                appendStatic(",\"level_dbfs\":"); appendNumber(source.levelDBFS, decimals: 1, json: true)
+                appendStatic(source.active ? ",\"active\":true" : ",\"active\":false")
+                if fields.contains(.worldAzimuth) {
+                    appendStatic(",\"world_azimuth\":"); appendOptional(source.worldAzimuth, null: "null")
+                }
+                appendStatic("}")
             }
             appendStatic("]")
         }
@@ -229,6 +251,7 @@ public final class RecordWriter {
         let comma = UInt8(ascii: ",")
         firstField = true
         for f in Self.scalarFields where field(f, "", separator: comma) { appendValue(f, of: r, json: false) }
+        defer { appendSourcesCell(r) }
         guard fields.contains(.bands), !bandNames.isEmpty else { return }
         for name in bandNames {
             if !firstField { line.append(comma) }
@@ -243,6 +266,23 @@ public final class RecordWriter {
         }
         line.append(comma)
         if let band = r.bands.first(where: \.loudest) { line.append(contentsOf: band.name.utf8) }
+    }
+
+    /// The CSV `sources` cell: `id:azimuth:confidence:level_dbfs:active` per source (azimuth
+    /// with one decimal, confidence two, level one, active 1 or 0), joined by `;`; empty for none.
+    private func appendSourcesCell(_ r: AnalysisRecord) {
+        guard fields.contains(.sources) else { return }
+        if !firstField { line.append(UInt8(ascii: ",")) }
+        firstField = false
+        let colon = UInt8(ascii: ":")
+        for (i, source) in r.sources.enumerated() {
+            if i > 0 { line.append(UInt8(ascii: ";")) }
+            NumberFormatting.appendInteger(UInt64(max(0, source.id)), to: &line); line.append(colon)
+            appendNumber(source.azimuth, decimals: 1, json: false); line.append(colon)
+            appendNumber(source.confidence, decimals: 2, json: false); line.append(colon)
+            appendNumber(source.levelDBFS, decimals: 1, json: false); line.append(colon)
+            line.append(UInt8(ascii: source.active ? "1" : "0"))
+        }
     }
 
 }

@@ -60,7 +60,7 @@ struct RecordSelectionTests {
         #expect(throws: RecordFields.ParseError(unknown: ["azimut", ""])) { try RecordFields(parsing: "time,azimut,") }
         let message = RecordFields.ParseError(unknown: ["azimut"]).description
         #expect(message.hasPrefix("unknown field 'azimut' (fields: time, azimuth, raw_azimuth,"), "\(message)")
-        #expect(message.hasSuffix("noise_floor_dbfs, bands)"))
+        #expect(message.hasSuffix("noise_floor_dbfs, bands, sources)"))
     }
 
     @Test("--every 100ms: one record per 100 ms interval, the last of each, bands its own")

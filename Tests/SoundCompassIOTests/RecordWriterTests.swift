@@ -12,12 +12,14 @@ struct RecordWriterTests {
 
     static func written(
         _ format: RecordFormat, _ records: [AnalysisRecord], bands: [String] = [], orientation: Bool = false,
-        fields: RecordFields? = nil, columns: Int = 80, view: TextView = .bearing, selection: RecordSelection? = nil
+        sources: Bool = false, fields: RecordFields? = nil, columns: Int = 80, view: TextView = .bearing,
+        selection: RecordSelection? = nil
     ) throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("records-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let writer = RecordWriter(
-            format: format, sink: try LineSink(path: path), bandNames: bands, orientation: orientation, fields: fields,
+            format: format, sink: try LineSink(path: path), bandNames: bands, orientation: orientation, sources: sources,
+            fields: fields,
             columns: columns, view: view, selection: selection)
         for r in records { try writer.write(r) }
         try writer.finish()
@@ -48,6 +50,34 @@ struct RecordWriterTests {
         #expect(lines[1] == #"{"time":0.000000,"azimuth":0.00,"raw_azimuth":0.00,"lateral":0.0000,"confidence":0.000,"#
             + #""ild_db":0.00,"itd_us":0.0,"level_dbfs":-160.0,"active":false,"hemisphere":"unknown","itd_confidence":0.000,"#
             + #""ild_confidence":0.000,"dominant_hz":0.0,"noise_floor_dbfs":-160.0,"bands":[]}"#)
+    }
+
+    static let twoSources: [SourceRecord] = [
+        SourceRecord(id: 1, azimuth: -40.123, confidence: 0.8349, levelDBFS: -31.24, active: true),
+        SourceRecord(id: 12, azimuth: 30.25, confidence: 0.5, levelDBFS: -40, active: false, worldAzimuth: 120.5),
+    ]
+
+    @Test("sources: a JSON array after the bands, one CSV column; only when the analysis tracks them")
+    func sources() throws {
+        var record = AnalysisRecord(frame: 1, time: 0.5, active: true)
+        record.sources = Self.twoSources
+        let json = try Self.written(.jsonl, [record, AnalysisRecord()], sources: true).split(separator: "\n").map(String.init)
+        #expect(json[0].hasSuffix(#""bands":[],"sources":[{"id":1,"azimuth":-40.12,"confidence":0.835,"level_dbfs":-31.2,"#
+            + #""active":true},{"id":12,"azimuth":30.25,"confidence":0.500,"level_dbfs":-40.0,"active":false}]}"#), "\(json[0])")
+        #expect(json[1].hasSuffix(#""bands":[],"sources":[]}"#))
+        // With an IMU, each source has its world bearing (null until resolved).
+        let world = try Self.written(.jsonl, [record], orientation: true, sources: true)
+        #expect(world.contains(#""active":true,"world_azimuth":null},{"id":12"#), "\(world)")
+        #expect(world.contains(#""active":false,"world_azimuth":120.50}]"#), "\(world)")
+        // Without source tracking the records are as before: no key, no column.
+        #expect(!(try Self.written(.jsonl, [record])).contains("sources"))
+        let csv = try Self.written(.csv, [record, AnalysisRecord()], bands: ["speech"], sources: true)
+            .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(csv[0].hasSuffix(",speech_azimuth,speech_confidence,speech_level_dbfs,loudest_band,sources"))
+        #expect(csv[1].hasSuffix(",0,0,-160.0,,1:-40.1:0.83:-31.2:1;12:30.3:0.50:-40.0:0"), "\(csv[1])")
+        #expect(csv[2].hasSuffix(",0,0,-160.0,,"), "no sources: an empty cell")
+        let only = try Self.written(.csv, [record], fields: RecordFields([.time, .sources])).split(separator: "\n")
+        #expect(only == ["time,sources", "0.500000,1:-40.1:0.83:-31.2:1;12:30.3:0.50:-40.0:0"])
     }
 
     @Test("CSV has a header and one row per record, bands flattened")

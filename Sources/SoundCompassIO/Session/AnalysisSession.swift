@@ -135,9 +135,13 @@ public final class AnalysisSession {
     /// True when records carry a yaw (an IMU log or follower is given).
     public var hasOrientation: Bool { imuLog != nil || imuFollower != nil }
 
-    /// A writer for this session's records (its bands, and yaw columns with an IMU).
+    /// True when records carry tracked sources (``AnalysisConfiguration/maxSources`` > 0).
+    public var tracksSources: Bool { configuration.maxSources > 0 }
+
+    /// A writer for this session's records (its bands, yaw columns with an IMU, the sources
+    /// when tracked).
     public func makeRecordWriter(format: RecordFormat, sink: LineSink) -> RecordWriter {
-        RecordWriter(format: format, sink: sink, bandNames: bandNames, orientation: hasOrientation)
+        RecordWriter(format: format, sink: sink, bandNames: bandNames, orientation: hasOrientation, sources: tracksSources)
     }
 
     /// A trace of this session's records: segments, errors against `truth`, and the frames a

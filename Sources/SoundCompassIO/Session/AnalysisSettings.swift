@@ -39,6 +39,9 @@ public struct AnalysisSettings: Sendable {
     /// How quickly the tracked azimuth follows.
     public var response: TrackerResponse
 
+    /// Most sources tracked at once (``AnalysisConfiguration/maxSources``), 0…8; 0: none.
+    public var maxSources = 3
+
     /// Where the analysis starts in the input, seconds (the input's own clock: records keep
     /// their time in the input). 0: its start.
     public var startSeconds: Double = 0
@@ -64,8 +67,10 @@ public struct AnalysisSettings: Sendable {
     public func configuration(sampleRate: Double, array model: ArrayModel? = nil) -> AnalysisConfiguration {
         let frame = frameLength?.samples(at: sampleRate)
         let hop = hopLength?.samples(at: sampleRate)
-        return AnalysisConfiguration(
+        var configuration = AnalysisConfiguration(
             sampleRate: sampleRate, frameLength: frame, hopLength: hop ?? frame.map { max(1, $0 / 2) },
             array: model ?? array, silenceGateDBFS: silenceGateDBFS, bands: bands, response: response)
+        configuration.maxSources = maxSources
+        return configuration
     }
 }

@@ -1,0 +1,248 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Follows up to ``AnalysisConfiguration/maxSources`` sources from the candidate directions of
+/// each frame (``SourceCandidateFinder``) and fills ``AnalysisRecord/sources``.
+///
+/// - **Association.** Each track predicts its bearing from its velocity; candidate–track pairs
+///   closer than ``gateDegrees`` are matched greedily, nearest first, one candidate per track.
+///   Prediction keeps identities when two sources cross, as far as their speeds differ.
+/// - **Birth.** An unmatched candidate at least ``birthStrength`` strong starts a tentative
+///   track; it becomes a source (gets the next id, from 1, never reused) once matched in
+///   ``birthHits`` frames by such candidates, and is dropped after ``tentativeMisses`` frames
+///   in a row without one.
+/// - **Death.** A source not matched for ``deathSeconds``, or for ``patience`` times the frames
+///   it was matched in if fewer, is dropped. While not matched it keeps
+///   its bearing (its velocity fades) and is reported inactive once ``activeHoldSeconds`` pass.
+/// - **Smoothing.** An alpha-beta filter on the bearing (α = ``positionGain``, β =
+///   ``velocityGain``), velocity at most ``maximumSpeed``.
+/// - **Confidence** follows the source's share of the evidence (and its peak's height) with the
+///   window's time constant, and falls towards 0 while it is not heard. **Level** is the
+///   window's frame level times the source's share, dBFS.
+/// - A tentative track can only become a source while fewer than `maxSources` exist, or by
+///   replacing the weakest inactive one.
+///
+/// Life cycle: `init` allocates; ``update(candidates:count:averageLevelDBFS:into:)`` never
+/// allocates (given a `sources` array it may write into without copying).
+package final class MultiSourceTracker {
+    /// Largest distance between a track's predicted bearing and a candidate it takes, degrees.
+    package static let gateDegrees = 12.0
+    /// Matched frames before a tentative track becomes a source.
+    package static let birthHits = 5
+    /// Least candidate strength that starts or grows a tentative track (a source, once born,
+    /// is kept by candidates down to ``SourceCandidateFinder/absoluteFloor``): hysteresis, so
+    /// that the background's chance peaks do not become sources.
+    package static let birthStrength = 0.08
+    /// Frames in a row without a match after which a tentative track is dropped.
+    package static let tentativeMisses = 2
+    /// Seconds without a match after which a source is dropped.
+    package static let deathSeconds = 1.5
+    /// A source heard in `h` frames is dropped after at most `patience·h` frames without a
+    /// match: a brief, weak source (a spurious one, most likely) goes quickly.
+    package static let patience = 2
+    /// Seconds without a match after which a source is reported inactive.
+    package static let activeHoldSeconds = 0.1
+    /// Share of the innovation taken into the bearing.
+    package static let positionGain = 0.35
+    /// Share of the innovation (per hop) taken into the velocity.
+    package static let velocityGain = 0.02
+    /// Largest velocity, degrees per second.
+    package static let maximumSpeed = 120.0
+    /// Candidate strength that counts as full confidence (with a share of 1).
+    package static let fullStrength = 0.3
+
+    private struct Track {
+        var id = 0
+        var azimuth = 0.0
+        var velocity = 0.0
+        var hits = 0
+        /// Frames in a row without a match.
+        var misses = 0
+        var confidence = 0.0
+        var levelDBFS = AnalysisRecord.silenceDBFS
+        var confirmed = false
+        var matched = false
+    }
+
+    private let capacity: Int
+    private let hop: Double
+    private let smoothing: Double
+    private var tracks: [Track]
+    private var trackCount = 0
+    private var nextID = 1
+    /// Whether each candidate of this frame is taken by a track.
+    private var taken: [Bool]
+
+    /// - Parameters:
+    ///   - configuration: the analysis settings (``AnalysisConfiguration/maxSources`` > 0).
+    ///   - candidateCapacity: most candidates per frame.
+    package init(configuration: AnalysisConfiguration, candidateCapacity: Int) {
+        self.capacity = max(1, configuration.maxSources)
+        self.hop = configuration.hopDuration
+        self.smoothing = min(1, configuration.hopDuration / configuration.sourceWindowSeconds)
+        // Sources plus as many tentative tracks.
+        self.tracks = [Track](repeating: Track(), count: 2 * max(1, configuration.maxSources) + candidateCapacity)
+        self.taken = [Bool](repeating: false, count: max(1, candidateCapacity))
+    }
+
+    /// Forgets every track; ids start from 1 again.
+    package func reset() {
+        trackCount = 0
+        nextID = 1
+    }
+
+    /// Empty storage for a record's sources, able to hold `maxSources` without growing.
+    package static func makeRecords(capacity: Int) -> [SourceRecord] {
+        var records: [SourceRecord] = []
+        records.reserveCapacity(capacity)
+        return records
+    }
+
+    /// Takes in one frame's candidates and writes the sources into `records` (by increasing id).
+    /// - Parameters:
+    ///   - candidates: the frame's candidates, strongest first; the first `count` are valid.
+    ///   - averageLevelDBFS: the frame level averaged over the candidate window.
+    ///   - records: replaced by the sources (capacity kept).
+    package func update(
+        candidates: [SourceCandidate], count: Int, averageLevelDBFS: Double, into records: inout [SourceRecord]
+    ) {
+        predict()
+        associate(candidates: candidates, count: count, averageLevelDBFS: averageLevelDBFS)
+        spawn(candidates: candidates, count: count)
+        retire()
+        write(into: &records)
+    }
+
+    /// Moves every track by its velocity.
+    private func predict() {
+        for t in 0..<trackCount {
+            tracks[t].azimuth = max(-90, min(90, tracks[t].azimuth + tracks[t].velocity * hop))
+            tracks[t].matched = false
+        }
+    }
+
+    /// Matches candidates to tracks, nearest pair first, and updates the matched tracks.
+    private func associate(candidates: [SourceCandidate], count: Int, averageLevelDBFS: Double) {
+        for j in 0..<count { taken[j] = false }
+        while true {
+            var bestTrack = -1, bestCandidate = -1
+            var bestDistance = Self.gateDegrees
+            for t in 0..<trackCount where !tracks[t].matched {
+                for j in 0..<count where !taken[j] {
+                    // Sources win ties against tentative tracks.
+                    let d = abs(candidates[j].azimuth - tracks[t].azimuth) - (tracks[t].confirmed ? 0.5 : 0)
+                    if d < bestDistance { bestDistance = d; bestTrack = t; bestCandidate = j }
+                }
+            }
+            guard bestTrack >= 0 else { break }
+            taken[bestCandidate] = true
+            let candidate = candidates[bestCandidate]
+            var track = tracks[bestTrack]
+            let innovation = candidate.azimuth - track.azimuth
+            track.azimuth = max(-90, min(90, track.azimuth + Self.positionGain * innovation))
+            track.velocity = max(
+                -Self.maximumSpeed, min(Self.maximumSpeed, track.velocity + Self.velocityGain * innovation / hop))
+            if !track.confirmed && candidate.strength < Self.birthStrength {
+                // Too weak to grow a tentative track: it counts as missed (the candidate is
+                // still used up, so it does not start another).
+                continue
+            }
+            track.hits += 1
+            track.misses = 0
+            track.matched = true
+            let evidence = min(1, candidate.share * candidate.strength / Self.fullStrength)
+            track.confidence += smoothing * (evidence - track.confidence)
+            let level = averageLevelDBFS + 10 * log10(max(candidate.share, 1e-6))
+            track.levelDBFS = track.hits == 1 ? level : track.levelDBFS + smoothing * (level - track.levelDBFS)
+            tracks[bestTrack] = track
+        }
+        for t in 0..<trackCount where !tracks[t].matched {
+            tracks[t].misses += 1
+            tracks[t].velocity *= 0.8
+            tracks[t].confidence -= smoothing * tracks[t].confidence
+        }
+    }
+
+    /// Starts a tentative track at each candidate no track took, while there is room.
+    private func spawn(candidates: [SourceCandidate], count: Int) {
+        for j in 0..<count where !taken[j] && trackCount < tracks.count && candidates[j].strength >= Self.birthStrength {
+            var track = Track()
+            track.azimuth = candidates[j].azimuth
+            track.hits = 1
+            track.matched = true
+            track.confidence = smoothing * min(1, candidates[j].share * candidates[j].strength / Self.fullStrength)
+            tracks[trackCount] = track
+            trackCount += 1
+        }
+    }
+
+    /// Confirms tentative tracks with enough hits, drops tracks missed too long.
+    private func retire() {
+        let deathFrames = Int((Self.deathSeconds / hop).rounded(.up))
+        let inactiveFrames = Int((Self.activeHoldSeconds / hop).rounded(.up))
+        var t = 0
+        while t < trackCount {
+            let track = tracks[t]
+            let dead = track.confirmed
+                ? track.misses > min(deathFrames, Self.patience * track.hits) : track.misses >= Self.tentativeMisses
+            if dead {
+                tracks[t] = tracks[trackCount - 1]
+                trackCount -= 1
+                continue
+            }
+            t += 1
+        }
+        for t in 0..<trackCount where !tracks[t].confirmed && tracks[t].hits >= Self.birthHits {
+            var confirmedCount = 0
+            var weakest = -1
+            for u in 0..<trackCount where tracks[u].confirmed && tracks[u].misses < Int.max / 2 {
+                confirmedCount += 1
+                if tracks[u].misses > inactiveFrames
+                    && (weakest < 0 || tracks[u].confidence < tracks[weakest].confidence)
+                {
+                    weakest = u
+                }
+            }
+            if confirmedCount >= capacity {
+                guard weakest >= 0 else { continue }
+                tracks[weakest].misses = Int.max / 2  // dropped below
+            }
+            tracks[t].confirmed = true
+            tracks[t].id = nextID
+            nextID += 1
+        }
+        // Drop replaced sources.
+        var u = 0
+        while u < trackCount {
+            if tracks[u].misses >= Int.max / 2 {
+                tracks[u] = tracks[trackCount - 1]
+                trackCount -= 1
+                continue
+            }
+            u += 1
+        }
+    }
+
+    /// The sources, by increasing id.
+    private func write(into records: inout [SourceRecord]) {
+        records.removeAll(keepingCapacity: true)
+        let inactiveFrames = Int((Self.activeHoldSeconds / hop).rounded(.up))
+        var lastID = 0
+        // Ids are few: pick the next larger one each pass.
+        while records.count < capacity {
+            var next = -1
+            for t in 0..<trackCount where tracks[t].confirmed && tracks[t].id > lastID {
+                if next < 0 || tracks[t].id < tracks[next].id { next = t }
+            }
+            guard next >= 0 else { break }
+            let track = tracks[next]
+            lastID = track.id
+            records.append(SourceRecord(
+                id: track.id, azimuth: track.azimuth, confidence: max(0, min(1, track.confidence)),
+                levelDBFS: max(AnalysisRecord.silenceDBFS, track.levelDBFS), active: track.misses <= inactiveFrames))
+        }
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+import Testing
+import SoundCompassEngine
+import TestSignals
+import TestSupport
+
+/// The multi-source tracker (``AnalysisRecord/sources``) on free-field scenes of speech-like
+/// talkers (15 cm spaced pair, 48 kHz, white sensor noise at 20 dB SNR, seeded).
+///
+/// A talker counts as active in a frame when its own signal, rendered alone, is within 15 dB of
+/// its speaking level in that frame (the scenes have no per-source truth of their own); the
+/// first second is warm-up and is not judged.
+struct MultiSourceTests {
+    /// Figures of one scene.
+    struct Figures: CustomStringConvertible {
+        /// Per talker: share of its active frames with a reported source within 10°.
+        var hitRates: [Double]
+        /// Reported sources farther than 15° from every talker, over all reported sources.
+        var falseShare: Double
+        /// Per talker: how often the id of the nearest source within 10° changed (after acquisition).
+        var idSwitches: [Int]
+        /// Frames (after warm-up, any talker active) with more than one source reported.
+        var multipleShare: Double
+        var description: String {
+            "hit rates \(hitRates.map { String(format: "%.3f", $0) }), false \(String(format: "%.3f", falseShare)), "
+                + "id switches \(idSwitches), >1 source in \(String(format: "%.3f", multipleShare))"
+        }
+    }
+
+    static let sampleRate = 48000.0
+
+    /// Talkers at `azimuths` (speech-like, −20 dBFS, seeds 11, 12, …) for `duration` seconds.
+    static func scene(_ azimuths: [Double], duration: Double = 8) -> Scene {
+        Scene(
+            sampleRate: sampleRate, duration: duration,
+            sources: azimuths.enumerated().map { i, azimuth in
+                Source(.speech, azimuth: azimuth, levelDBFS: -20, seed: UInt64(11 + i))
+            },
+            noise: SensorNoise(snrDecibels: 20, seed: 5))
+    }
+
+    /// Per frame, whether each source of `scene` is active (see the type's notes).
+    static func activity(_ scene: Scene, configuration: AnalysisConfiguration, frames: Int) -> [[Bool]] {
+        scene.sources.map { source in
+            var alone = scene
+            alone.sources = [source]
+            alone.noise = nil
+            let signal = alone.render()
+            let threshold = source.levelDBFS - 15
+            return (0..<frames).map { i in
+                let start = i * configuration.hopLength
+                let end = min(signal.count, start + configuration.frameLength)
+                guard end > start else { return false }
+                var power = 0.0
+                for n in start..<end {
+                    power += Double(signal.left[n] * signal.left[n] + signal.right[n] * signal.right[n]) / 2
+                }
+                return 10 * log10(power / Double(end - start) + 1e-16) >= threshold
+            }
+        }
+    }
+
+    /// The figures of `scene`; id switches are counted from `acquired` seconds on.
+    static func figures(_ scene: Scene, configuration: AnalysisConfiguration? = nil, acquired: Double = 2) throws -> Figures {
+        let config = configuration ?? AnalysisConfiguration(sampleRate: sampleRate)
+        let records = try analyze(scene.render(), configuration: config)
+        let active = activity(scene, configuration: config, frames: records.count)
+        let truth = scene.sources.map { $0.path.azimuth(at: 0) }
+        var hits = [Int](repeating: 0, count: truth.count), judged = hits
+        var ids = [Int?](repeating: nil, count: truth.count), switches = hits
+        var reported = 0, falseCount = 0, busy = 0, multiple = 0
+        for (i, record) in records.enumerated() where record.time >= 1 {
+            reported += record.sources.count
+            falseCount += record.sources.filter { s in truth.allSatisfy { abs(s.azimuth - $0) > 15 } }.count
+            if truth.indices.contains(where: { active[$0][i] }) {
+                busy += 1
+                if record.sources.count > 1 { multiple += 1 }
+            }
+            for t in truth.indices where active[t][i] {
+                judged[t] += 1
+                let near = record.sources.filter { abs($0.azimuth - truth[t]) <= 10 }
+                    .min { abs($0.azimuth - truth[t]) < abs($1.azimuth - truth[t]) }
+                guard let near else { continue }
+                hits[t] += 1
+                if let id = ids[t], id != near.id, record.time >= acquired { switches[t] += 1 }
+                ids[t] = near.id
+            }
+        }
+        return Figures(
+            hitRates: truth.indices.map { Double(hits[$0]) / Double(max(1, judged[$0])) },
+            falseShare: Double(falseCount) / Double(max(1, reported)), idSwitches: switches,
+            multipleShare: Double(multiple) / Double(max(1, busy)))
+    }
+
+    // Measured (seeds 11, 12, 13; noise seed 5), with the default settings:
+    //   two talkers −40°/+30°: hit rates 0.911 / 1.000 (the −40° talker is first heard at
+    //     1.3 s: its 0.2 s of acquisition are the misses), false 0.021, no id switch after 2 s
+    //     (one at 1.51 s, while acquiring); seeds +100: 1.000 / 1.000, false 0.021.
+    //   three talkers −50°/0°/+45°: 1.000 / 0.899 / 0.915, false 0.014 (id switches 0, 1, 1);
+    //     seeds +100: 1.000 / 1.000 / 0.852, false 0.033.
+    //   one talker at 20° or −65°: hit rate 1.000, a second source in 0.0 % of the frames.
+
+    @Test("two talkers at −40° and +30°: each within 10° in ≥ 85 % of its frames, ≤ 10 % false, stable ids")
+    func twoTalkers() throws {
+        let f = try Self.figures(Self.scene([-40, 30]))
+        #expect(f.hitRates.allSatisfy { $0 >= 0.85 }, "\(f)")
+        #expect(f.falseShare <= 0.10, "\(f)")
+        #expect(f.idSwitches == [0, 0], "\(f)")
+    }
+
+    @Test("three talkers at −50°, 0° and +45°: each within 10° in ≥ 70 % of its frames")
+    func threeTalkers() throws {
+        let f = try Self.figures(Self.scene([-50, 0, 45]))
+        #expect(f.hitRates.allSatisfy { $0 >= 0.70 }, "\(f)")
+        #expect(f.falseShare <= 0.10, "\(f)")
+    }
+
+    @Test("one talker gives one source (a second in ≤ 5 % of the frames)", arguments: [20.0, -65.0])
+    func singleTalker(azimuth: Double) throws {
+        let f = try Self.figures(Self.scene([azimuth]))
+        #expect(f.hitRates[0] >= 0.95, "\(f)")
+        #expect(f.multipleShare <= 0.05, "\(f)")
+        #expect(f.falseShare <= 0.05, "\(f)")
+        #expect(f.idSwitches == [0], "\(f)")
+    }
+
+    @Test("maxSources 0: empty sources, every other field identical")
+    func disabled() throws {
+        let signal = Self.scene([-40, 30], duration: 3).render()
+        var off = AnalysisConfiguration(sampleRate: Self.sampleRate)
+        off.maxSources = 0
+        let tracked = try analyze(signal, configuration: AnalysisConfiguration(sampleRate: Self.sampleRate))
+        let plain = try analyze(signal, configuration: off)
+        #expect(plain.allSatisfy { $0.sources.isEmpty })
+        #expect(tracked.contains { $0.sources.count == 2 })
+        #expect(tracked.map { var r = $0; r.sources = []; return r } == plain)
+    }
+
+    @Test("ids count from 1 and are never reused; at most maxSources are reported")
+    func idsAndCapacity() throws {
+        var config = AnalysisConfiguration(sampleRate: Self.sampleRate)
+        config.maxSources = 2
+        let records = try analyze(Self.scene([-50, 0, 45]).render(), configuration: config)
+        #expect(records.allSatisfy { $0.sources.count <= 2 })
+        #expect(records.allSatisfy { zip($0.sources, $0.sources.dropFirst()).allSatisfy { $0.id < $1.id } })
+        let ids = records.flatMap { $0.sources.map(\.id) }
+        #expect(ids.min() == 1)
+        // An id, once gone, does not come back.
+        var gone = Set<Int>(), previous = Set<Int>()
+        for record in records {
+            let now = Set(record.sources.map(\.id))
+            #expect(now.isDisjoint(with: gone))
+            gone.formUnion(previous.subtracting(now))
+            previous = now
+        }
+    }
+
+    @Test("maxSources and the source window are checked")
+    func validation() {
+        var config = AnalysisConfiguration(sampleRate: Self.sampleRate)
+        config.maxSources = 9
+        #expect(throws: ConfigurationError.badMaxSources(9)) { try config.validate() }
+        config.maxSources = 8
+        config.sourceWindowSeconds = 0.01
+        #expect(throws: ConfigurationError.badSourceWindow(0.01)) { try config.validate() }
+    }
+
+    @Test("a coincident pair: no more than one source, near the talker")
+    func coincident() throws {
+        let scene = Scene(
+            sampleRate: Self.sampleRate, duration: 4, microphones: .coincident(halfAngle: 45),
+            sources: [Source(.speech, azimuth: 30, levelDBFS: -20, seed: 11)], noise: SensorNoise(snrDecibels: 20, seed: 5))
+        let config = AnalysisConfiguration(sampleRate: Self.sampleRate, array: ArrayModel(kind: .coincident))
+        let records = try analyze(scene.render(), configuration: config).filter { $0.time >= 1 }
+        #expect(records.allSatisfy { $0.sources.count <= 1 })
+        let near = records.filter { $0.sources.contains { abs($0.azimuth - 30) <= 10 } }.count
+        #expect(Double(near) >= 0.8 * Double(records.count), "\(near) of \(records.count)")
+    }
+}
