@@ -33,8 +33,27 @@ and audible / active. The line after the table pools the static speech rows at S
 adds the precision against the reverberant source (the noise-free room signal within 30 dB of
 its loudest frame): the room's decay after a word is no false alarm there.
 
+Several sources (--multi, a table of its own; the rows above are not run): two talkers (espeak-ng,
+a different voice and text each) at -40/+30, -60/+20 and -20/+50 degrees, three talkers at
+-50/0/+45, a talker and a steady pink-noise source as loud (-30/+40, +50/-20) and one talker at
+-60 ... 60 degrees, anechoic and at RT60 0.3 and 0.6 s, sensor noise at SNR 20 dB (against the
+mixture's power where any source is active). A source is active in a frame when its dry signal,
+delayed by the direct path, is within 20 dB of its loudest frame (MULTI_FLOOR). Per scene:
+  * the share of the sources' active frames with a reported source within 10 degrees, pooled and
+    for the worst source (each source of each layout); the median error to the nearest reported
+    source; the false share: reported sources farther than 15 degrees from every true source, over
+    all reported sources, in every frame;
+  * for SoundCompass, "reported" is scored two ways: the entries of `sources` with `active` true,
+    and every entry listed (active or not, any confidence);
+  * for one talker also the ghost-free share: active frames with at most one reported source;
+  * SRP-PHAT and NormMUSIC: as many of the highest peaks as there are true sources, per 0.25 s block
+    (a source is active in a block when it is active on half its samples), scored the same way.
+--max-sources N passes N to soundcompass (default: its own, 3); --detail prints per-layout figures
+and those of active sources with a confidence of at least 0.1 to stderr.
+
 Usage: Benchmarks/accuracy/evaluate.py [--quick] [--markdown] [--only KIND:RT60:SNR] [--cache DIR]
                                        [--snrs 5,10,20]
+       Benchmarks/accuracy/evaluate.py --multi [--markdown] [--cache DIR] [--max-sources N] [--detail]
   --only KIND:RT60:SNR   one condition, e.g. speech:0.6:10 or diffuse:0.3:0
   --cache DIR            keep the room renders in DIR (keyed by their parameters) for re-runs
   --snrs LIST            the sensor-noise SNRs of the speech rows, dB
@@ -152,8 +171,12 @@ def position(azimuth):
 
 
 def room(rt60):
-    absorption, max_order = pra.inverse_sabine(rt60, ROOM)
-    r = pra.ShoeBox(ROOM, fs=FS, materials=pra.Material(absorption), max_order=max_order)
+    """The shoebox with the pair; `rt60` 0 is anechoic (the direct path only)."""
+    if rt60 == 0:
+        r = pra.ShoeBox(ROOM, fs=FS, max_order=0)
+    else:
+        absorption, max_order = pra.inverse_sabine(rt60, ROOM)
+        r = pra.ShoeBox(ROOM, fs=FS, materials=pra.Material(absorption), max_order=max_order)
     mics = np.array([[CENTRE[0] - SPACING / 2, CENTRE[0] + SPACING / 2], [CENTRE[1]] * 2, [CENTRE[2]] * 2])
     r.add_microphone_array(pra.MicrophoneArray(mics, FS))
     return r
@@ -208,9 +231,9 @@ def activity(dry, frame=512):
     return mask
 
 
-def frame_truth(dry, times, frame_length, delay=DISTANCE / 343.0):
+def frame_truth(dry, times, frame_length, delay=DISTANCE / 343.0, floor=1e-3):
     """Whether the dry source is audible in each analysis frame: `activity()`'s criterion (within
-    30 dB of the loudest frame) applied to SoundCompass's own frames, the `frame_length` samples
+    30 dB of the loudest frame; `floor`, a power ratio, sets another) applied to SoundCompass's own frames, the `frame_length` samples
     centred on each record's `times` (s), the dry signal delayed by the direct path (`delay`, s)."""
     shift = int(round(delay * FS))
     levels = np.zeros(len(times))
@@ -218,7 +241,7 @@ def frame_truth(dry, times, frame_length, delay=DISTANCE / 343.0):
         start = int(round(t * FS)) - frame_length // 2 - shift
         seg = dry[max(0, start):max(0, start + frame_length)]
         levels[k] = np.mean(seg ** 2) if len(seg) else 0.0
-    return levels > levels.max() * 1e-3
+    return levels > levels.max() * floor
 
 
 def soundcompass(signals, truth, audible, dry=None, wet=None):
@@ -367,5 +390,230 @@ def main():
               f"source {100 * pooled[3] / max(1, pooled[1]):.1f}%", flush=True)
 
 
+# ---------------------------------------------------------------------------------------------
+# Several sources (--multi): issue 16, item 5.
+
+TALKERS = [  # (espeak-ng voice, pitch 0-99, words per minute, text): a different voice and text each
+    ("en-us", 35, 150, " ".join(SENTENCES[:2])),
+    ("en-gb-scotland", 75, 165, " ".join(SENTENCES[2:])),
+    ("en-gb-x-rp", 55, 140, "Could you bring the red folder from the office upstairs? "
+     "The meeting starts at half past nine, so we still have a little time. "
+     "I will call you back when the train arrives at the station."),
+]
+MULTI_SECONDS = 8.0
+MULTI_FLOOR = 1e-2      # a source is "active" in a frame within 20 dB of its loudest frame
+HIT_DEGREES = 10.0
+FALSE_DEGREES = 15.0
+
+
+def talker(index, seconds):
+    """Talker `index` of TALKERS at FS, RMS 0.05, repeated to `seconds`."""
+    voice, pitch, rate_wpm, text = TALKERS[index]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "s.wav")
+        subprocess.run(["espeak-ng", "-v", voice, "-p", str(pitch), "-s", str(rate_wpm), "-w", path, text], check=True)
+        rate, data = wavfile.read(path)
+    x = resample_poly(data.astype(np.float64) / 32768.0, FS, rate)
+    x = np.tile(x, int(np.ceil(seconds * FS / len(x))))[: int(seconds * FS)]
+    return x / np.sqrt(np.mean(x ** 2)) * 0.05
+
+
+def render_static(name, dry, azimuth, rt60):
+    """The two microphone signals of `dry` from `azimuth` (cached under `name`)."""
+    return cached(("multi", name, len(dry), rt60, azimuth, pra.__version__),
+                  lambda: render(dry, lambda t: float(azimuth), rt60))
+
+
+def multi_scenes():
+    """(label, RT60 s, [(source name, azimuth)]) for the --multi table."""
+    scenes = []
+    for rt60 in (0.0, 0.3, 0.6):
+        scenes.append(("2 talkers", rt60, [[("talker0", -40), ("talker1", 30)],
+                                           [("talker0", -60), ("talker1", 20)],
+                                           [("talker0", -20), ("talker1", 50)]]))
+    for rt60 in (0.0, 0.3, 0.6):
+        scenes.append(("3 talkers", rt60, [[("talker0", -50), ("talker1", 0), ("talker2", 45)]]))
+    for rt60 in (0.0, 0.3, 0.6):
+        scenes.append(("talker + pink noise", rt60, [[("talker0", -30), ("pink", 40)],
+                                                     [("talker1", 50), ("pink", -20)]]))
+    for rt60 in (0.0, 0.3, 0.6):
+        scenes.append(("1 talker", rt60, [[("talker0", a)] for a in (-60, -30, 0, 30, 60)]))
+    return scenes
+
+
+def dry_source(name, seconds):
+    if name == "pink":
+        return pink(seconds, 31)  # steady from the first sample, as loud as a talker (RMS 0.05)
+    return talker(int(name[len("talker"):]), seconds)
+
+
+def multi_soundcompass(signals, max_sources):
+    """The `sources` of every record of `soundcompass analyze`, and the frame length."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "x.wav")
+        wavfile.write(path, FS, (signals.T / max(1.0, np.abs(signals).max() * 1.01)).astype(np.float32))
+        args = [BINARY, "analyze", path, "--format", "jsonl", "-q", "--spacing", str(SPACING)]
+        if max_sources is not None:
+            args += ["--max-sources", str(max_sources)]
+        out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
+    records = [json.loads(line) for line in out.splitlines()]
+    return records, int(round(2 * records[0]["time"] * FS))
+
+
+class Score:
+    """Per true source: frames where it is active, hits within HIT_DEGREES, errors to the nearest
+    reported source; and all reported sources, those farther than FALSE_DEGREES from every true one,
+    and (single talker) active frames with a second reported source."""
+
+    def __init__(self):
+        self.active, self.hits, self.errors = [], [], []
+        self.reported, self.false, self.ghost_frames, self.single_frames = 0, 0, 0, 0
+
+    def add(self, truths, active_masks, estimates):
+        """`truths` the true azimuths; `active_masks[i][k]` source i active in frame/block k;
+        `estimates[k]` the azimuths reported in frame/block k."""
+        for i, (azimuth, mask) in enumerate(zip(truths, active_masks)):
+            n, h, errs = 0, 0, []
+            for k, on in enumerate(mask):
+                if not on:
+                    continue
+                n += 1
+                if estimates[k]:
+                    e = min(abs(x - azimuth) for x in estimates[k])
+                    errs.append(e)
+                    h += e <= HIT_DEGREES
+            self.active.append(n)
+            self.hits.append(h)
+            self.errors += errs
+            if len(truths) == 1:
+                self.single_frames += n
+                self.ghost_frames += sum(1 for k, on in enumerate(mask) if on and len(estimates[k]) > 1)
+        for est in estimates:
+            for x in est:
+                self.reported += 1
+                self.false += min(abs(x - a) for a in truths) > FALSE_DEGREES
+
+    def cells(self, single):
+        share = [h / max(1, n) for h, n in zip(self.hits, self.active)]
+        pooled = sum(self.hits) / max(1, sum(self.active))
+        med = float(np.median(self.errors)) if self.errors else float("nan")
+        false = self.false / max(1, self.reported)
+        text = f"{100 * pooled:3.0f}% (min {100 * min(share):3.0f}%) / {med:4.1f} / {100 * false:3.0f}%"
+        if single:
+            text += f" / {100 * (1 - self.ghost_frames / max(1, self.single_frames)):3.0f}%"
+        return text, pooled, min(share), false, 1 - self.ghost_frames / max(1, self.single_frames)
+
+
+def pyroom_multi(signals, truths, masks, names, scores):
+    """SRP-PHAT / NormMUSIC asked for len(truths) sources per 0.25 s block; a source is active in
+    a block when its per-sample mask (MULTI_FLOOR) covers at least half of it."""
+    nfft, hop = 512, 256
+    X = pra.transform.stft.analysis(signals.T, nfft, hop).transpose([2, 1, 0])
+    grid = np.radians(np.arange(0, 181, 1.0))
+    mics = np.array([[-SPACING / 2, SPACING / 2], [0.0, 0.0]])
+    block = int(0.25 * FS / hop)
+    for name in names:
+        # A pair's covariance has room for one signal per bin, so the subspace methods model one
+        # (num_src=len(truths) would leave NormMUSIC no noise subspace); the len(truths) highest
+        # peaks of the spatial spectrum pooled over the bins are the estimates (for SRP-PHAT
+        # exactly what num_src=len(truths) does).
+        doa = pra.doa.algorithms[name](mics, FS, nfft, c=343.0, num_src=1, azimuth=grid)
+        block_masks, estimates = [[] for _ in truths], []
+        for start in range(0, X.shape[2] - block, block):
+            samples = slice(start * hop, (start + block) * hop)
+            on = [m[samples].mean() >= 0.5 for m in masks]
+            if not any(on):
+                continue
+            for i, o in enumerate(on):
+                block_masks[i].append(o)
+            doa.num_src = 1  # locate_sources() sets it to the number of peaks it found
+            doa.locate_sources(X[:, :, start:start + block], freq_range=[200.0, 4000.0])
+            peaks = doa.grid.find_peaks(k=len(truths))
+            estimates.append([90.0 - np.degrees(a) for a in np.atleast_1d(doa.grid.azimuth[peaks])])
+        scores[name].add(truths, block_masks, estimates)
+
+
+def sample_activity(dry, floor, frame=512, delay=DISTANCE / 343.0):
+    """Per-sample mask: the dry source (delayed by the direct path) within `floor` of its loudest
+    `frame`-sample block; the block-level counterpart of frame_truth for the 0.25 s blocks."""
+    shift = int(round(delay * FS))
+    d = np.concatenate([np.zeros(shift), dry])[: len(dry)]
+    levels = np.array([np.mean(d[i:i + frame] ** 2) for i in range(0, len(d), frame)])
+    mask = np.repeat(levels > levels.max() * floor, frame)[: len(d)]
+    return mask
+
+
+def multi_main():
+    global CACHE
+    if "--cache" in sys.argv:
+        CACHE = sys.argv[sys.argv.index("--cache") + 1]
+        os.makedirs(CACHE, exist_ok=True)
+    markdown = "--markdown" in sys.argv
+    if not os.path.exists(BINARY):
+        subprocess.run(["swift", "build", "-c", "release", "--product", "soundcompass"], cwd=ROOT, check=True)
+    max_sources = int(sys.argv[sys.argv.index("--max-sources") + 1]) if "--max-sources" in sys.argv else None
+    detail = "--detail" in sys.argv
+    snr = 20
+    seconds = MULTI_SECONDS
+    dry_cache = {}
+    methods = ["SRP", "NormMUSIC"]
+    header = ["scene", "RT60 s",
+              "SoundCompass active sources: within 10° (worst source) / median ° / false",
+              "SoundCompass all listed sources: within 10° (worst source) / median ° / false",
+              ] + [f"{m}: within 10° (worst source) / median ° / false" for m in methods]
+    if markdown:
+        print("| " + " | ".join(header) + " |")
+        print("|" + "---|" * len(header))
+    else:
+        print("  ".join(header))
+    for label, rt60, runs in multi_scenes():
+        single = label == "1 talker"
+        scores = {k: Score() for k in ["active", "listed", "confident"] + methods}
+        for run, layout in enumerate(runs):
+            wets, drys, truths = [], [], []
+            for name, azimuth in layout:
+                if name not in dry_cache:
+                    dry_cache[name] = dry_source(name, seconds)
+                drys.append(dry_cache[name])
+                wets.append(render_static(name, dry_cache[name], azimuth, rt60))
+                truths.append(float(azimuth))
+            mix = np.sum(wets, axis=0)
+            masks = [sample_activity(d, MULTI_FLOOR) for d in drys]
+            any_on = np.any(masks, axis=0)
+            power = np.mean(mix[:, any_on] ** 2)
+            rng = np.random.default_rng(500 + run)
+            noisy = mix + rng.standard_normal(mix.shape) * np.sqrt(power / 10 ** (snr / 10))
+            records, frame_length = multi_soundcompass(noisy, max_sources)
+            times = [r["time"] for r in records]
+            frame_masks = [frame_truth(d, times, frame_length, floor=MULTI_FLOOR) for d in drys]
+            listed = [[s["azimuth"] for s in r.get("sources", [])] for r in records]
+            active = [[s["azimuth"] for s in r.get("sources", []) if s["active"]] for r in records]
+            scores["active"].add(truths, frame_masks, active)
+            confident = [[s["azimuth"] for s in r.get("sources", []) if s["active"] and s["confidence"] >= 0.1]
+                         for r in records]
+            scores["confident"].add(truths, frame_masks, confident)
+            if detail:
+                run_score = Score()
+                run_score.add(truths, frame_masks, active)
+                shares = ", ".join(f"{a:+.0f}°: {100 * h / max(1, n):.0f}%"
+                                   for a, h, n in zip(truths, run_score.hits, run_score.active))
+                print(f"  {label}, RT60 {rt60}: active sources within 10°: {shares}; false "
+                      f"{100 * run_score.false / max(1, run_score.reported):.0f}%"
+                      + (f"; ghost-free {100 * (1 - run_score.ghost_frames / max(1, run_score.single_frames)):.0f}%"
+                         if single else ""), file=sys.stderr, flush=True)
+            scores["listed"].add(truths, frame_masks, listed)
+            pyroom_multi(noisy, truths, masks, methods, scores)
+        cells = [label, "anechoic" if rt60 == 0 else f"{rt60:.1f}"]
+        for k in ["active", "listed"] + methods:
+            cells.append(scores[k].cells(single and k in ("active", "listed"))[0])
+        print(("| " + " | ".join(cells) + " |") if markdown else "  ".join(cells), flush=True)
+        if detail:
+            print(f"  {label}, RT60 {rt60}: active sources with confidence >= 0.1: "
+                  f"{scores['confident'].cells(single)[0]}", file=sys.stderr, flush=True)
+
+
 if __name__ == "__main__":
-    main()
+    if "--multi" in sys.argv:
+        multi_main()
+    else:
+        main()
