@@ -189,6 +189,7 @@ extension SoundCompassCommand {
                     let piece = { (text: String) throws in try sink.write(Array(text.utf8)) }
                     if let listener { try listener.truthCSV(piece) } else { try scene.truthCSV(piece) }
                 }
+                let sourcesTruthPath = try writeSourceTruth(scene, truthPath: truthPath, turning: listener != nil)
                 var imuPath: String?
                 if let listener {
                     let path = imu ?? Self.defaultPath(for: outputFile, suffix: ".imu.csv")
@@ -200,7 +201,7 @@ extension SoundCompassCommand {
                     try listener.imuCSV(log) { try sink.write(Array($0.utf8)) }
                     imuPath = path
                 }
-                let written = [truthPath != "none" ? truthPath : nil, imuPath].compactMap { $0 }
+                let written = [truthPath != "none" ? truthPath : nil, sourcesTruthPath, imuPath].compactMap { $0 }
                 if !quiet {
                     Diagnostics.note(
                     "wrote \(outputFile) (\(formatSeconds(scene.duration)) s, \(Int(scene.sampleRate)) Hz, \(format.rawValue))"

@@ -16,8 +16,9 @@ public enum TextView: String, Sendable, CaseIterable {
     /// (`L`) to 90° right (`R`), `┼` ahead, ● a confident bearing (confidence ≥ 0.2), ○ a less
     /// sure one, a bearing behind drawn mirrored onto the front; the side word; the confidence.
     /// A frame with no bearing (quiet, or confidence 0) shows a dash and an empty bar. Wider
-    /// lines add, while they fit: yaw and the world bearing (with an IMU), the level (dBFS),
-    /// the ILD (dB), the ITD (µs) and the loudest band.
+    /// lines add, while they fit: the tracked sources (`src 1:-40 2:+30`, when the analysis
+    /// tracks several), yaw and the world bearing (with an IMU), the level (dBFS), the ILD (dB),
+    /// the ITD (µs) and the loudest band.
     case bearing
     /// Time, bearing, and each band's own bearing (`-` when the band is not confident; `*`
     /// marks the loudest band); band names become initials when the names do not fit; then the
@@ -28,6 +29,8 @@ public enum TextView: String, Sendable, CaseIterable {
 extension RecordWriter {
     /// Cells of the bar at most (odd, so that ahead is one cell).
     static let barCells = 31
+    /// Sources the text line shows at most (the default ``AnalysisConfiguration/maxSources``).
+    static let sourceSlots = 3
 
     /// The band labels of the bands view: the names when a line of them fits `columns`, else
     /// their initials.
@@ -70,6 +73,7 @@ extension RecordWriter {
         appendStatic("  "); appendSide(r, bearing)
         appendStatic("  conf "); appendNumber(formatted(r.confidence, 2), width: 4)
         // What a wider terminal adds, in order, each while it fits.
+        if fields.contains(.sources) { appendSources(r) }
         if orientation {
             appendIfFits(prefix: 8, width: 7) { w in
                 w.appendStatic("  world ")
@@ -154,6 +158,32 @@ extension RecordWriter {
                 appendStatic("─")
             }
         }
+    }
+
+    /// The tracked sources column: "  src" and up to ``sourceSlots`` heard sources as
+    /// `ID:BEARING` (whole signed degrees, e.g. `1:-40 2:+30`), in id order, each in an
+    /// 8-column slot so the columns after it stay put; as many slots as fit, none when not even
+    /// one does. A frame with no heard source shows "-".
+    private func appendSources(_ r: AnalysisRecord) {
+        let slots = min(Self.sourceSlots, (columns - lineColumns - 6 + 1) / 8)
+        guard slots > 0 else { return }
+        let start = lineColumns
+        appendStatic("  src")
+        var shown = 0
+        for source in r.sources where source.active && source.azimuth.isFinite {
+            guard shown < slots else { break }
+            let slotStart = start + 5 + shown * 8
+            while lineColumns < slotStart { appendStatic(" ") }
+            appendStatic(" ")
+            NumberFormatting.appendInteger(UInt64(max(0, min(99, source.id))), to: &line)
+            appendStatic(":")
+            formatted(source.azimuth, 0, sign: true)
+            line.append(contentsOf: digits)
+            shown += 1
+        }
+        if shown == 0 { appendStatic(" -") }
+        let end = start + 5 + slots * 8
+        while lineColumns < end { appendStatic(" ") }
     }
 
     /// A signed number of degrees, right-aligned in `width` columns, and "°".
