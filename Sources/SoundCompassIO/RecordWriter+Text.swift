@@ -16,9 +16,9 @@ public enum TextView: String, Sendable, CaseIterable {
     /// (`L`) to 90° right (`R`), `┼` ahead, ● a confident bearing (confidence ≥ 0.2), ○ a less
     /// sure one, a bearing behind drawn mirrored onto the front; the side word; the confidence.
     /// A frame with no bearing (quiet, or confidence 0) shows a dash and an empty bar. Wider
-    /// lines add, while they fit: the tracked sources (`src 1:-40 2:+30`, when the analysis
-    /// tracks several), yaw and the world bearing (with an IMU), the level (dBFS), the ILD (dB),
-    /// the ITD (µs) and the loudest band.
+    /// lines add, while they fit: yaw and the world bearing (with an IMU), the level (dBFS),
+    /// the ILD (dB), the ITD (µs), the tracked sources (`src 1:-40 2:+30`, when the analysis
+    /// tracks several) and the loudest band.
     case bearing
     /// Time, bearing, and each band's own bearing (`-` when the band is not confident; `*`
     /// marks the loudest band); band names become initials when the names do not fit; then the
@@ -73,7 +73,6 @@ extension RecordWriter {
         appendStatic("  "); appendSide(r, bearing)
         appendStatic("  conf "); appendNumber(formatted(r.confidence, 2), width: 4)
         // What a wider terminal adds, in order, each while it fits.
-        if fields.contains(.sources) { appendSources(r) }
         if orientation {
             appendIfFits(prefix: 8, width: 7) { w in
                 w.appendStatic("  world ")
@@ -95,6 +94,7 @@ extension RecordWriter {
             w.appendStatic("  ITD ")
             if bearing { w.appendNumber(w.digits.count, width: 5); w.appendStatic(" µs") } else { w.appendStatic("    -   ") }
         }
+        if fields.contains(.sources) { appendSources(r) }
         if bearing, let loudest = r.bands.first(where: \.loudest) {
             let name = loudest.name.unicodeScalars.count
             if lineColumns + 10 + name <= columns { appendStatic("  loudest "); line.append(contentsOf: loudest.name.utf8) }

@@ -18,38 +18,38 @@ struct SourceViewsTests {
         return r
     }
 
-    @Test("text view: a src column of the heard sources after the confidence, slots as they fit, never wider than the columns",
-          arguments: [20, 40, 80, 90, 100, 108, 120, 200])
+    @Test("text view: a src column of the heard sources after the ITD, slots as they fit, never wider than the columns",
+          arguments: [20, 40, 80, 100, 120, 131, 132, 139, 140, 149, 200])
     func textSources(columns: Int) throws {
         let records = TextViewTests.extremes + [Self.withSources]
         let text = try RecordWriterTests.written(.text, records, bands: ["a-very-long-band-name", "speech", "high"],
-            orientation: true, sources: true, columns: columns)
+            sources: true, columns: columns)
         let lines = text.split(separator: "\n")
         #expect(lines.count == records.count)
         for line in lines { #expect(TextViewTests.columns(line) <= columns, "\(columns): \(line)") }
         let last = String(lines.last!)
-        // 79 columns before the column, 5 for "  src" and 8 a slot.
+        // 119 columns up to the ITD (78 + level 13 + ILD 14 + ITD 14), then 5 for "  src" and 8 a slot.
         switch columns {
-        case ..<92: #expect(!last.contains("src"), "\(last)")
-        case 92..<100: #expect(last.hasSuffix("conf 0.93  src 1:-46"), "\(last)")
-        default: #expect(last.contains("conf 0.93  src 1:-46   2:+30"), "\(last)")
+        case ..<132: #expect(!last.contains("src"), "\(last)")
+        case 132..<140: #expect(last.hasSuffix("ITD  +312 µs  src 1:-46"), "\(last)")
+        default: #expect(last.hasSuffix("ITD  +312 µs  src 1:-46   2:+30"), "\(last)")
         }
     }
 
-    @Test("text view: exact lines with sources, none heard, and the columns after them kept in place")
+    @Test("text view: exact lines with sources and with none heard; without source tracking as before")
     func textSourcesExact() throws {
-        let line = try RecordWriterTests.written(.text, [Self.withSources], sources: true, columns: 200)
-        #expect(line == "   0.085 s   -45.7°  L ───────●───────┼─────────────── R  far left   conf 0.93"
-            + "  src 1:-46   2:+30             -23.5 dBFS  ILD   0.0 dB  ITD  +312 µs\n")
+        let start = "   0.085 s   -45.7°  L ───────●───────┼─────────────── R  far left   conf 0.93   -23.5 dBFS  ILD   0.0 dB  ITD  +312 µs"
+        var loud = Self.withSources
+        loud.bands[0].loudest = true
+        let line = try RecordWriterTests.written(.text, [loud], sources: true, columns: 200)
+        #expect(line == start + "  src 1:-46   2:+30" + String(repeating: " ", count: 10) + "  loudest speech \"mid\"\n")
         var none = Self.withSources
         none.sources = [SourceRecord(id: 4, azimuth: 70, confidence: 0.1, levelDBFS: -40, active: false)]
         let noneLine = try RecordWriterTests.written(.text, [none], sources: true, columns: 200)
-        #expect(noneLine == "   0.085 s   -45.7°  L ───────●───────┼─────────────── R  far left   conf 0.93"
-            + "  src -" + String(repeating: " ", count: 22) + "   -23.5 dBFS  ILD   0.0 dB  ITD  +312 µs\n")
+        #expect(noneLine == start + "  src -\n")
         // Without source tracking the line is as it always was.
         let plain = try RecordWriterTests.written(.text, [Self.withSources], columns: 200)
-        #expect(plain == "   0.085 s   -45.7°  L ───────●───────┼─────────────── R  far left   conf 0.93"
-            + "   -23.5 dBFS  ILD   0.0 dB  ITD  +312 µs\n")
+        #expect(plain == start + "\n")
     }
 
     @Test("compass: each heard source's id digit at its bearing on the dial, the main marker kept")
