@@ -150,8 +150,9 @@ public struct SourceScoring: Sendable {
     private var judged: [Int]
     private var found: [Int]
     private var errors: [BinnedQuantile]
-    /// Reported sources in judged frames, and the false ones among them.
+    /// Tracked sources listed in the frames where a true source was active.
     public private(set) var reported = 0
+    /// Those of ``reported`` farther than ``falseDegrees`` from every active true source.
     public private(set) var falseCount = 0
 
     public init(truth: SourceTruth) {
