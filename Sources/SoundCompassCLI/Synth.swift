@@ -13,7 +13,8 @@ extension SoundCompassCommand {
                 FROM:TO for a source moving linearly over its playing time; START-END in seconds. \
                 Examples: --source speech@-40  --source band:150-400@-50  --source pink@-60:60@1-5. \
                 The ground truth (time,azimuth every 10 ms where a source plays) goes to --truth, by \
-                default next to OUTPUT as NAME.truth.csv. With --turn the listener turns its head: \
+                default next to OUTPUT as NAME.truth.csv; with several sources also each one's \
+                (time,id,azimuth,active) as NAME.truth.sources.csv. With --turn the listener turns its head: \
                 source azimuths are then bearings in the world (±180 behind), the pair's yaw swings \
                 sinusoidally, the IMU log goes to --imu (default NAME.imu.csv) and the truth adds \
                 yaw, world_azimuth and hemisphere columns. Where sources play at the same time the \
@@ -189,6 +190,7 @@ extension SoundCompassCommand {
                     let piece = { (text: String) throws in try sink.write(Array(text.utf8)) }
                     if let listener { try listener.truthCSV(piece) } else { try scene.truthCSV(piece) }
                 }
+                let sourcesTruthPath = try writeSourceTruth(scene, truthPath: truthPath, turning: listener != nil)
                 var imuPath: String?
                 if let listener {
                     let path = imu ?? Self.defaultPath(for: outputFile, suffix: ".imu.csv")
@@ -200,7 +202,7 @@ extension SoundCompassCommand {
                     try listener.imuCSV(log) { try sink.write(Array($0.utf8)) }
                     imuPath = path
                 }
-                let written = [truthPath != "none" ? truthPath : nil, imuPath].compactMap { $0 }
+                let written = [truthPath != "none" ? truthPath : nil, sourcesTruthPath, imuPath].compactMap { $0 }
                 if !quiet {
                     Diagnostics.note(
                     "wrote \(outputFile) (\(formatSeconds(scene.duration)) s, \(Int(scene.sampleRate)) Hz, \(format.rawValue))"

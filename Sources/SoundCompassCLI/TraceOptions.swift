@@ -7,7 +7,7 @@ struct TraceOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Write a trace plot (SVG) of the analysis to this file.", valueName: "file.svg"))
     var plot: String?
 
-    @Option(help: ArgumentHelp("Ground truth, a CSV with time,azimuth columns (as synth writes): drawn on the plot with the error, and added to the summary.", valueName: "file"))
+    @Option(help: ArgumentHelp("Ground truth, a CSV with time,azimuth columns (as synth writes): drawn on the plot with the error, and added to the summary. A per-source truth (time,id,azimuth,active: synth's NAME.truth.sources.csv, also read next to a NAME.truth.csv) scores each tracked source in the summary.", valueName: "file"))
     var truth: String?
 
     @Option(help: ArgumentHelp("Write the summary of the active segments to this file as JSON.", valueName: "file"))
@@ -35,8 +35,10 @@ struct TraceOptions: ParsableArguments {
         for session: AnalysisSession, plotting: Bool? = nil, defaultTruth: TruthTrack? = nil, always: Bool = false
     ) throws -> TraceSession? {
         guard always || isRequested else { return nil }
-        let track = try truth.map { try TruthTrack(path: $0) } ?? defaultTruth
-        return session.makeTrace(truth: track, plotting: plotting ?? (plot != nil))
+        let (track, perSource) = try truth.map { try Self.readTruth($0) } ?? (defaultTruth, nil)
+        let trace = session.makeTrace(truth: track, plotting: plotting ?? (plot != nil))
+        trace.sourceScoring = perSource.map { SourceScoring(truth: $0) }
+        return trace
     }
 
     /// Ends a traced analysis: the summary table (when `table`), the summary JSON and the plot.
@@ -45,6 +47,10 @@ struct TraceOptions: ParsableArguments {
         if table {
             Diagnostics.note("\(trace.name): \(reports.count) active segment\(reports.count == 1 ? "" : "s")")
             for line in SegmentReport.table(reports, name: trace.name) { Diagnostics.write("  " + line + "\n") }
+        }
+        if let scoring = trace.sourceScoring, table || summary {
+            Diagnostics.note("\(trace.name): sources against \(scoring.truth.name)")
+            for line in scoring.summaryLines { Diagnostics.write("  " + line + "\n") }
         }
         if let summaryJSON {
             try writeWholeFile(summaryJSON, Array(SegmentReport.json(reports, name: trace.name).utf8))

@@ -17,7 +17,8 @@ public enum TextView: String, Sendable, CaseIterable {
     /// sure one, a bearing behind drawn mirrored onto the front; the side word; the confidence.
     /// A frame with no bearing (quiet, or confidence 0) shows a dash and an empty bar. Wider
     /// lines add, while they fit: yaw and the world bearing (with an IMU), the level (dBFS),
-    /// the ILD (dB), the ITD (µs) and the loudest band.
+    /// the ILD (dB), the ITD (µs), the tracked sources (`src 1:-40 2:+30`, when the analysis
+    /// tracks several) and the loudest band.
     case bearing
     /// Time, bearing, and each band's own bearing (`-` when the band is not confident; `*`
     /// marks the loudest band); band names become initials when the names do not fit; then the
@@ -28,6 +29,8 @@ public enum TextView: String, Sendable, CaseIterable {
 extension RecordWriter {
     /// Cells of the bar at most (odd, so that ahead is one cell).
     static let barCells = 31
+    /// Sources the text line shows at most (the default ``AnalysisConfiguration/maxSources``).
+    static let sourceSlots = 3
 
     /// The band labels of the bands view: the names when a line of them fits `columns`, else
     /// their initials.
@@ -91,6 +94,7 @@ extension RecordWriter {
             w.appendStatic("  ITD ")
             if bearing { w.appendNumber(w.digits.count, width: 5); w.appendStatic(" µs") } else { w.appendStatic("    -   ") }
         }
+        if fields.contains(.sources) { appendSources(r) }
         if bearing, let loudest = r.bands.first(where: \.loudest) {
             let name = loudest.name.unicodeScalars.count
             if lineColumns + 10 + name <= columns { appendStatic("  loudest "); line.append(contentsOf: loudest.name.utf8) }
@@ -154,6 +158,32 @@ extension RecordWriter {
                 appendStatic("─")
             }
         }
+    }
+
+    /// The tracked sources column: "  src" and up to ``sourceSlots`` heard sources as
+    /// `ID:BEARING` (whole signed degrees, e.g. `1:-40 2:+30`), in id order, each in an
+    /// 8-column slot so the columns after it stay put; as many slots as fit, none when not even
+    /// one does. A frame with no heard source shows "-".
+    private func appendSources(_ r: AnalysisRecord) {
+        let slots = min(Self.sourceSlots, (columns - lineColumns - 6 + 1) / 8)
+        guard slots > 0 else { return }
+        let start = lineColumns
+        appendStatic("  src")
+        var shown = 0
+        for source in r.sources where source.active && source.azimuth.isFinite {
+            guard shown < slots else { break }
+            let slotStart = start + 5 + shown * 8
+            while lineColumns < slotStart { appendStatic(" ") }
+            appendStatic(" ")
+            NumberFormatting.appendInteger(UInt64(max(0, min(99, source.id))), to: &line)
+            appendStatic(":")
+            formatted(source.azimuth, 0, sign: true)
+            line.append(contentsOf: digits)
+            shown += 1
+        }
+        if shown == 0 { appendStatic(" -") }
+        let end = start + 5 + slots * 8
+        while lineColumns < end { appendStatic(" ") }
     }
 
     /// A signed number of degrees, right-aligned in `width` columns, and "°".

@@ -16,7 +16,9 @@ import Musl
 /// ```
 ///
 /// The dial runs from 90° left to 90° right with a marker at the tracked azimuth (● while the
-/// sound is active, ○ at the last bearing while it is quiet); the row under the scale puts each
+/// sound is active, ○ at the last bearing while it is quiet) and, when the analysis tracks
+/// several sources, each source heard in the frame as its id's last digit at its own bearing
+/// (`1`, `2`, …; the main marker wins a shared cell); the row under the scale puts each
 /// confident band's initial at its own azimuth. A resolved bearing behind (beyond ±90°) is drawn
 /// mirrored onto the dial and labelled "behind".
 ///
@@ -54,6 +56,13 @@ package final class TerminalCompass {
     private var active = false
     private var hemisphere = Hemisphere.unknown
     private var hasBearing = false
+    /// Dial cells and id digits of the sources heard in the last record (the first
+    /// ``sourceCount`` entries; preallocated for ``maximumSources``).
+    private var sourceCells: [Int]
+    private var sourceDigits: [UInt8]
+    private var sourceCount = 0
+    /// Sources drawn at most (the tracker's largest `--max-sources`).
+    package static let maximumSources = AnalysisConfiguration.maximumSources
     /// Scratch for the band row.
     private var cells: [UInt8]
     /// Dial cells of the ticks at −60, −30, 0, 30 and 60°.
@@ -82,6 +91,8 @@ package final class TerminalCompass {
         self.bandAzimuths = [Double](repeating: 0, count: bandNames.count)
         self.bandConfidences = [Double](repeating: 0, count: bandNames.count)
         self.cells = [UInt8](repeating: 0, count: 100)
+        self.sourceCells = [Int](repeating: -1, count: Self.maximumSources)
+        self.sourceDigits = [UInt8](repeating: 0, count: Self.maximumSources)
         self.tickCells = stride(from: -60.0, through: 60.0, by: 30.0).map { cell(for: $0) }
         self.scale = Self.scaleLine(width: width, cell: { self.cell(for: $0) })
         line.reserveCapacity(4096)
@@ -102,6 +113,12 @@ package final class TerminalCompass {
         }
         confidence = record.confidence
         level = record.levelDBFS
+        sourceCount = 0
+        for source in record.sources where source.active && active && sourceCount < Self.maximumSources {
+            sourceCells[sourceCount] = cell(for: source.azimuth)
+            sourceDigits[sourceCount] = UInt8(ascii: "0") + UInt8(max(0, source.id) % 10)
+            sourceCount += 1
+        }
         for (i, band) in record.bands.enumerated() where i < bandAzimuths.count {
             bandAzimuths[i] = band.azimuth
             bandConfidences[i] = active ? band.confidence : 0
@@ -162,6 +179,8 @@ package final class TerminalCompass {
         for c in 0..<dialCells {
             if c == marker {
                 append(active ? "●" : "○")
+            } else if let s = sourceCells[0..<sourceCount].firstIndex(of: c) {
+                line.append(sourceDigits[s])
             } else if tickCells.contains(c) {
                 append("┼")
             } else {

@@ -102,6 +102,8 @@ struct TraceDecimation {
     var dots: [UInt8]
     var azimuth, tracked, ild, itd, level, noiseFloor, yaw, truth, error: DecimatedSeries
     var bands: [DecimatedSeries]
+    /// The tracked sources heard in each bucket: id and mean azimuth, a few per bucket.
+    var sources: SourceTrackBuckets
 
     init(bandCount: Int) {
         let n = Self.bucketLimit
@@ -115,6 +117,7 @@ struct TraceDecimation {
         tracked = azimuth; ild = azimuth; itd = azimuth; level = azimuth; noiseFloor = azimuth
         yaw = azimuth; truth = azimuth; error = azimuth
         bands = Array(repeating: azimuth, count: bandCount)
+        sources = SourceTrackBuckets(bucketCount: n)
     }
 
     /// The bucket of time `t`, seconds, making room by doubling the width when needed.
@@ -148,10 +151,12 @@ struct TraceDecimation {
             let ha = hemisphereCounts[a], hb = hemisphereCounts[b]
             hemisphereCounts[i] = (ha.front + hb.front, ha.back + hb.back, ha.unknown + hb.unknown)
             for k in 0..<bins { dots[i * bins + k] = max(dots[a * bins + k], dots[b * bins + k]) }
+            if sources.hasSources { sources.merge(a, b, into: i) }
         }
         for i in half..<n {
             firstTime[i] = .nan; lastTime[i] = .nan; firstActive[i] = .nan; lastActive[i] = .nan
             hemisphereCounts[i] = (0, 0, 0)
+            if sources.hasSources { sources.clear(i) }
         }
         for k in (half * bins)..<(n * bins) { dots[k] = 0 }
         for s in [\TraceDecimation.azimuth, \.tracked, \.ild, \.itd, \.level, \.noiseFloor, \.yaw, \.truth, \.error] {

@@ -90,7 +90,7 @@ public enum TracePlot {
 
     /// Where everything goes: the panels stacked top to bottom, the time axis, and the truth
     /// and errors per frame.
-    private struct Layout {
+    struct Layout {
         let trace: TraceRecorder
         let frameCount: Int
         let plotWidth: Double
@@ -303,6 +303,7 @@ public enum TracePlot {
                 style: "\(truthStroke) stroke-width=\"1.6\"", into: &svg, buckets: { $0.truth },
                 bucketValue: { layout.circle ? $0 : Float(TruthTrack.lateral(Double($0))) }) { layout.truthValues[$0] }
         }
+        drawSourceTracks(layout, into: &svg)
         // The tracker holds its bearing through pauses: drawn faint there, strong where active.
         series(trace, panel: panel, x: x, step: step, id: "tracked-idle", cls: "tracked-idle",
             style: "stroke=\"#999\" stroke-width=\"1\"", into: &svg, buckets: { $0.azimuth }) { trace.azimuth[$0] }
@@ -478,6 +479,13 @@ public enum TracePlot {
         for (b, name) in trace.bandNames.enumerated() {
             let label = options.bandLabels.flatMap { b < $0.count ? $0[b] : nil } ?? name
             items.append(("line", bandColors[b % bandColors.count], "band \(label)"))
+        }
+        let sourceIDs = trace.hasSources ? trace.decimation.sources.ids(buckets: trace.decimation.used) : []
+        for id in sourceIDs.prefix(sourceLegendLimit) {
+            items.append(("line", sourceColor(id), "source \(id)"))
+        }
+        if sourceIDs.count > sourceLegendLimit {
+            items.append(("note", "", "(and \(sourceIDs.count - sourceLegendLimit) more sources)"))
         }
         if options.truth != nil {
             items.append(("dash", truthStroke, "truth"))

@@ -2,7 +2,8 @@ import SoundCompassEngine
 /// Keeps what a trace plot draws of the analysis frames, in memory that stops growing:
 /// every frame exactly up to ``exactFrameLimit`` frames (single-precision columns, about
 /// 70 bytes a frame with four bands: 18 MB at the limit, 93 minutes at a 21 ms hop), and for
-/// any length the frames decimated into a few thousand time buckets (about 6 MB). A longer
+/// any length the frames decimated into a few thousand time buckets (about 7 MB, 1 MB of it
+/// the tracked sources). A longer
 /// recording drops the exact frames and is drawn from the buckets.
 public final class TraceRecorder {
     /// Band names, in record order.
@@ -30,6 +31,8 @@ public final class TraceRecorder {
     public private(set) var hasOrientation = false
     /// True once any frame's hemisphere was resolved.
     public private(set) var hasResolvedHemisphere = false
+    /// True once any frame had a tracked source (``AnalysisRecord/sources``) heard.
+    public var hasSources: Bool { decimation.sources.hasSources }
     /// True once the frames outgrew ``frameLimit`` and only the buckets are kept.
     public private(set) var isDecimated = false
 
@@ -118,6 +121,9 @@ public final class TraceRecorder {
         decimation.noiseFloor.buckets[i].add(Float(record.noiseFloorDBFS))
         decimation.yaw.buckets[i].add(record.yaw.map(Float.init) ?? .nan)
         for b in bands.indices { decimation.bands[b].buckets[i].add(bands[b]) }
+        for source in record.sources where source.active {
+            decimation.sources.add(bucket: i, id: source.id, azimuth: source.azimuth)
+        }
         switch record.hemisphere {
         case .front: decimation.hemisphereCounts[i].front += 1
         case .back: decimation.hemisphereCounts[i].back += 1

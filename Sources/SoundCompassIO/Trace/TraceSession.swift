@@ -16,6 +16,8 @@ public final class TraceSession {
     private var next = 0
     /// Reports of the segments closed so far.
     private var reports: [SegmentReport] = []
+    /// The tracked sources scored against a per-source truth, when one is set.
+    public var sourceScoring: SourceScoring?
 
     /// - Parameters:
     ///   - name: the recording, for titles and messages.
@@ -33,6 +35,7 @@ public final class TraceSession {
         let truthAzimuth = truth?.azimuth(at: record.time)
         recorder?.add(record, truthAzimuth: truthAzimuth)
         summarizer.add(record)
+        sourceScoring?.add(record)
         if record.active, let value = truthAzimuth {
             compared.append((record.time, TruthTrack.error(
                 azimuth: record.azimuth, truth: value, hemisphereKnown: record.hemisphere != .unknown), value))

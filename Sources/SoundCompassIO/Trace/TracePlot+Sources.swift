@@ -1,0 +1,50 @@
+import SoundCompassEngine
+
+extension TracePlot {
+    /// Colours of the source tracks by id (id 1 the first, repeating after seven): the
+    /// Okabe–Ito palette, told apart with the common colour-vision deficiencies, without its
+    /// black (the tracked azimuth) and with its yellow last (faint on white).
+    static let sourceColors = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442"]
+    /// Source tracks listed in the legend at most; the rest are summed up in one note.
+    static let sourceLegendLimit = 8
+
+    /// The colour of source `id`'s track.
+    static func sourceColor(_ id: Int32) -> String { sourceColors[Int(max(0, id - 1)) % sourceColors.count] }
+
+    /// Each tracked source (``AnalysisRecord/sources``) as its own line on the azimuth panel,
+    /// in its colour, broken where it is not heard, with its id written at the start of the
+    /// track; from the decimation's buckets (a mean azimuth per source and bucket), so a long
+    /// recording draws in the same bounded memory. Drawn under the tracked azimuth.
+    static func drawSourceTracks(_ layout: Layout, into svg: inout SVGWriter) {
+        let trace = layout.trace
+        guard trace.hasSources else { return }
+        let panel = layout.panels[0]
+        let buckets = trace.decimation, tracks = buckets.sources
+        let step = layout.circle ? 180.0 : .infinity
+        svg.raw("<g id=\"source-tracks\" class=\"source-tracks\">\n")
+        for id in tracks.ids(buckets: buckets.used) {
+            let color = sourceColor(id)
+            var path = DecimatedPath(maximumStep: step, y: panel.y)
+            var start: (x: Double, value: Float)?
+            for i in 0..<buckets.used where buckets.firstTime[i].isFinite {
+                let px = layout.x(buckets.time(of: i))
+                guard let azimuth = tracks.azimuth(of: id, in: i) else {
+                    path.add(x: px, value: .nan)
+                    continue
+                }
+                let shown = layout.circle ? azimuth : Float(TruthTrack.lateral(Double(azimuth)))
+                if start == nil { start = (px, shown) }
+                path.add(x: px, value: Double(shown))
+            }
+            let data = path.finish()
+            svg.raw("<path id=\"source-\(id)\" class=\"line source\" stroke=\"\(color)\" stroke-width=\"3.2\" stroke-opacity=\"0.85\" d=\"")
+            if data.isEmpty { svg.raw("M0 0") }
+            svg.rawAppend(data); svg.raw("\"/>\n")
+            if let start {
+                svg.text(start.x - 4, panel.y(Double(start.value)) - 5, "\(id)",
+                    attributes: "class=\"source-label\" text-anchor=\"end\" font-weight=\"bold\" font-size=\"12\" fill=\"\(color)\"")
+            }
+        }
+        svg.raw("</g>\n")
+    }
+}

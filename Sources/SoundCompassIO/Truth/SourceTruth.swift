@@ -1,0 +1,235 @@
+import SoundCompassEngine
+import CSV
+
+/// Where each of several sources really was: a `time,id,azimuth,active` CSV as `soundcompass
+/// synth` writes it for a scene of several sources (`NAME.truth.sources.csv`): per row one
+/// source's azimuth (degrees) and whether it plays (`1`/`0`) at that time.
+public struct SourceTruth: Sendable {
+    /// One true source's rows, in time order.
+    public struct Track: Sendable {
+        /// The source's id in the file (its place among synth's `--source`s, from 1).
+        public let id: Int
+        /// Row times, seconds, strictly increasing.
+        public let times: [Double]
+        /// Row azimuths, degrees.
+        public let azimuths: [Double]
+        /// Whether the source plays at each row.
+        public let active: [Bool]
+
+        /// The row nearest `time` (within one row step of the ends), or `nil` outside the rows.
+        func row(at time: Double) -> Int? {
+            guard let first = times.first, let last = times.last else { return nil }
+            let step = times.count > 1 ? (last - first) / Double(times.count - 1) : 0.01
+            guard time >= first - step, time <= last + step else { return nil }
+            var low = 0, high = times.count - 1
+            while high - low > 1 {
+                let mid = (low + high) / 2
+                if times[mid] <= time { low = mid } else { high = mid }
+            }
+            return abs(times[high] - time) < abs(time - times[low]) ? high : low
+        }
+
+        /// Where the source was at `time`, degrees, when it played then; else `nil`.
+        public func activeAzimuth(at time: Double) -> Double? {
+            guard let i = row(at: time), active[i] else { return nil }
+            return azimuths[i]
+        }
+    }
+
+    /// The file, for messages.
+    public let name: String
+    /// The true sources, by increasing id.
+    public let tracks: [Track]
+
+    /// True when CSV text's header names an `id` column: a per-source truth rather than a
+    /// ``TruthTrack``.
+    public static func isPerSource(_ text: String) -> Bool {
+        let header = text.prefix { $0 != "\n" && $0 != "\r" }
+        return header.split(separator: ",").contains { $0.trimmingSpaces().lowercased() == "id" }
+    }
+
+    /// Parses per-source truth CSV text: a header with `time`, `id`, `azimuth` and `active`
+    /// columns (any case, any order), then rows.
+    /// - Throws: ``TruthError`` naming `name` and the line.
+    public init(text: String, name: String) throws(TruthError) {
+        let reader: CSVReader
+        do { reader = try CSVReader(string: text, hasHeaderRow: false, trimFields: true) } catch {
+            throw .unreadable(path: name, reason: "\(error)")
+        }
+        var columns: [Int]?
+        var rows: [Int: (times: [Double], azimuths: [Double], active: [Bool])] = [:]
+        var line = 0
+        while let cells = reader.next() {
+            line += 1
+            if cells.allSatisfy({ $0.isEmpty }) { continue }
+            guard let found = columns else {
+                let names = cells.map { $0.lowercased().trimmingSpaces() }
+                var indices: [Int] = []
+                for column in ["time", "id", "azimuth", "active"] {
+                    guard let i = names.firstIndex(of: column) else {
+                        throw .missingColumn(path: name, column: column)
+                    }
+                    indices.append(i)
+                }
+                columns = indices
+                continue
+            }
+            guard cells.count > found.max()! else {
+                throw .badRow(path: name, line: line, problem: "has \(cells.count) cells, fewer than the header")
+            }
+            guard let t = Double(cells[found[0]]), t.isFinite else {
+                throw .badRow(path: name, line: line, problem: "time \"\(cells[found[0]])\" is not a number")
+            }
+            guard let id = Int(cells[found[1]]), id > 0 else {
+                throw .badRow(path: name, line: line, problem: "id \"\(cells[found[1]])\" is not a positive whole number")
+            }
+            guard let a = Double(cells[found[2]]), a.isFinite, abs(a) <= 360 else {
+                throw .badRow(path: name, line: line, problem: "azimuth \"\(cells[found[2]])\" is not an angle in degrees")
+            }
+            guard let on = ["0": false, "1": true, "false": false, "true": true][cells[found[3]].lowercased()] else {
+                throw .badRow(path: name, line: line, problem: "active \"\(cells[found[3]])\" is not 0 or 1")
+            }
+            var track = rows[id] ?? ([], [], [])
+            if let previous = track.times.last, t <= previous {
+                throw .badRow(path: name, line: line, problem: "time \(t) is not after source \(id)'s previous row's \(previous)")
+            }
+            track.times.append(t)
+            track.azimuths.append(a)
+            track.active.append(on)
+            rows[id] = track
+        }
+        guard columns != nil else { throw .empty(path: name) }
+        guard !rows.isEmpty else { throw .noRows(path: name) }
+        self.name = name
+        tracks = rows.keys.sorted().map { id in
+            let r = rows[id]!
+            return Track(id: id, times: r.times, azimuths: r.azimuths, active: r.active)
+        }
+    }
+}
+
+extension String {
+    fileprivate func trimmingSpaces() -> String {
+        String(drop { $0 == " " || $0 == "\u{FEFF}" }.reversed().drop { $0 == " " }.reversed())
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingSpaces() -> String { String(self).trimmingSpaces() }
+}
+
+/// Scores the tracked sources (``AnalysisRecord/sources``) against a ``SourceTruth``, frame by
+/// frame, in memory that does not grow with the recording.
+///
+/// A true source is *found* in a frame where it plays when a reported source (any listed in
+/// the record, heard or held) is within ``hitDegrees`` of it; its error in a frame is that of
+/// the nearest reported source. A reported source is *false* when it is farther than
+/// ``falseDegrees`` from every true source playing (frames where none plays are not judged).
+/// While front/back is unknown, true azimuths are folded to the front first.
+public struct SourceScoring: Sendable {
+    /// A true source's figures.
+    public struct Figures: Sendable, Equatable {
+        /// The true source's id.
+        public var id: Int
+        /// Frames where it played.
+        public var frames: Int
+        /// Share of those frames with a reported source within ``SourceScoring/hitDegrees``, 0…1.
+        public var foundShare: Double
+        /// Median error of the nearest reported source over the frames with any, degrees
+        /// (`nil` with none).
+        public var medianError: Double?
+    }
+
+    /// A true source is found within this many degrees.
+    public static let hitDegrees = 10.0
+    /// A reported source farther than this many degrees from every true source is false.
+    public static let falseDegrees = 15.0
+
+    /// The truth.
+    public let truth: SourceTruth
+    private var judged: [Int]
+    private var found: [Int]
+    private var errors: [BinnedQuantile]
+    /// Tracked sources listed in the frames where a true source was active.
+    public private(set) var reported = 0
+    /// Those of ``reported`` farther than ``falseDegrees`` from every active true source.
+    public private(set) var falseCount = 0
+
+    public init(truth: SourceTruth) {
+        self.truth = truth
+        judged = [Int](repeating: 0, count: truth.tracks.count)
+        found = judged
+        errors = truth.tracks.map { _ in BinnedQuantile(low: 0, high: 180, binWidth: 0.01) }
+    }
+
+    /// Scores one record.
+    public mutating func add(_ record: AnalysisRecord) {
+        let known = record.hemisphere != .unknown
+        var playing: [Double] = []
+        for (k, track) in truth.tracks.enumerated() {
+            guard let azimuth = track.activeAzimuth(at: record.time) else { continue }
+            playing.append(azimuth)
+            judged[k] += 1
+            var nearest = Double.infinity
+            for source in record.sources {
+                nearest = min(nearest, abs(TruthTrack.error(azimuth: source.azimuth, truth: azimuth, hemisphereKnown: known)))
+            }
+            if nearest.isFinite { errors[k].add(nearest) }
+            if nearest <= Self.hitDegrees { found[k] += 1 }
+        }
+        guard !playing.isEmpty else { return }
+        for source in record.sources {
+            reported += 1
+            let far = playing.allSatisfy {
+                abs(TruthTrack.error(azimuth: source.azimuth, truth: $0, hemisphereKnown: known)) > Self.falseDegrees
+            }
+            if far { falseCount += 1 }
+        }
+    }
+
+    /// Each true source's figures, by id.
+    public var figures: [Figures] {
+        truth.tracks.indices.map { k in
+            Figures(
+                id: truth.tracks[k].id, frames: judged[k], foundShare: Double(found[k]) / Double(max(1, judged[k])),
+                medianError: errors[k].quantile(0.5))
+        }
+    }
+
+    /// Share of the reported sources that were false, 0…1 (0 with none reported).
+    public var falseShare: Double { Double(falseCount) / Double(max(1, reported)) }
+
+    /// The figures as lines for the summary on stderr.
+    public var summaryLines: [String] {
+        var lines = figures.map { f in
+            "source \(f.id): found within \(formatTrimmed(Self.hitDegrees, 0))° in \(formatFixed(100 * f.foundShare, 1)) % of its \(f.frames) frames, "
+                + "median error " + (f.medianError.map { "\(formatFixed($0, 1))°" } ?? "-")
+        }
+        lines.append("false sources (over \(formatTrimmed(Self.falseDegrees, 0))° from every true one): "
+            + "\(formatFixed(100 * falseShare, 1)) % of \(reported) reported")
+        return lines
+    }
+}
+
+extension SourceTruth {
+    /// Reads a truth file (a regular file of at most ``TruthTrack/maximumFileBytes``): a
+    /// ``TruthTrack`` (`time,azimuth`), or a per-source truth when its header names an `id`
+    /// column. With a track, also the per-source truth at `besidePath` when that file exists
+    /// and is one.
+    /// - Throws: ``TruthError`` naming the file (and the line).
+    public static func read(path: String, besidePath: String? = nil) throws(TruthError) -> (track: TruthTrack?, sources: SourceTruth?) {
+        let text: String
+        do { text = try InputFile.readText(path, limit: TruthTrack.maximumFileBytes) } catch {
+            switch error {
+            case .notFound: throw .notFound(path: path)
+            case .unreadable(let reason): throw .unreadable(path: path, reason: reason)
+            }
+        }
+        if isPerSource(text) { return (nil, try SourceTruth(text: text, name: path)) }
+        let track = try TruthTrack(text: text, name: path)
+        guard let besidePath, let besideText = try? InputFile.readText(besidePath, limit: TruthTrack.maximumFileBytes),
+              isPerSource(besideText)
+        else { return (track, nil) }
+        return (track, try SourceTruth(text: besideText, name: besidePath))
+    }
+}
