@@ -218,16 +218,10 @@ extension SourceTruth {
     /// and is one.
     /// - Throws: ``TruthError`` naming the file (and the line).
     public static func read(path: String, besidePath: String? = nil) throws(TruthError) -> (track: TruthTrack?, sources: SourceTruth?) {
-        let text: String
-        do { text = try InputFile.readText(path, limit: TruthTrack.maximumFileBytes) } catch {
-            switch error {
-            case .notFound: throw .notFound(path: path)
-            case .unreadable(let reason): throw .unreadable(path: path, reason: reason)
-            }
-        }
+        let text = try TruthTrack.readText(path)
         if isPerSource(text) { return (nil, try SourceTruth(text: text, name: path)) }
         let track = try TruthTrack(text: text, name: path)
-        guard let besidePath, let besideText = try? InputFile.readText(besidePath, limit: TruthTrack.maximumFileBytes),
+        guard let besidePath, let besideText = try? TruthTrack.readText(besidePath),
               isPerSource(besideText)
         else { return (track, nil) }
         return (track, try SourceTruth(text: besideText, name: besidePath))

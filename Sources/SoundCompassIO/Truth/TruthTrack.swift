@@ -39,14 +39,19 @@ public struct TruthTrack: Sendable {
     /// Reads a truth CSV file (a regular file of at most ``maximumFileBytes``).
     /// - Throws: ``TruthError`` naming the file (and the line).
     public init(path: String) throws(TruthError) {
-        let text: String
-        do { text = try InputFile.readText(path, limit: Self.maximumFileBytes) } catch {
+        try self.init(text: Self.readText(path), name: path)
+    }
+
+    /// The text of a truth file, a regular file of at most ``maximumFileBytes`` (a track or a
+    /// per-source truth, see ``SourceTruth``).
+    /// - Throws: ``TruthError`` naming the file.
+    static func readText(_ path: String) throws(TruthError) -> String {
+        do { return try InputFile.readText(path, limit: maximumFileBytes) } catch {
             switch error {
             case .notFound: throw .notFound(path: path)
             case .unreadable(let reason): throw .unreadable(path: path, reason: reason)
             }
         }
-        try self.init(text: text, name: path)
     }
 
     /// Parses truth CSV text: a header with `time` and `azimuth` columns (any case, any
