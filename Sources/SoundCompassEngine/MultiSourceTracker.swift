@@ -14,9 +14,14 @@ import Musl
 ///   track; it becomes a source (gets the next id, from 1, never reused) once matched in
 ///   ``birthHits`` frames by such candidates, and is dropped after ``tentativeMisses`` frames
 ///   in a row without one.
+/// - **Reflections.** Each track smooths its candidates' ``SourceCandidate/echo`` (share
+///   ``echoSmoothing`` per match). From ``echoLimit`` on it is taken for a reflection of a
+///   stronger source: a tentative track is not confirmed, a source is not reported. The track is
+///   kept, so that the reflection's candidates keep matching it instead of starting new tracks.
 /// - **Death.** A source not matched for ``deathSeconds``, or for ``patience`` times the frames
-///   it was matched in if fewer, is dropped. While not matched it keeps
-///   its bearing (its velocity fades) and is reported inactive once ``activeHoldSeconds`` pass.
+///   it was matched in if fewer, is dropped. While not matched it keeps its bearing (its
+///   velocity fades) and is reported inactive once ``activeHoldSeconds`` pass, plus up to
+///   ``confidentHoldSeconds`` more the more confident it is.
 /// - **Smoothing.** An alpha-beta filter on the bearing (α = ``positionGain``, β =
 ///   ``velocityGain``), velocity at most ``maximumSpeed``.
 /// - **Confidence** follows the source's share of the evidence (and its peak's height) with the
@@ -43,14 +48,26 @@ package final class MultiSourceTracker {
     /// A source heard in `h` frames is dropped after at most `patience·h` frames without a
     /// match: a brief, weak source (a spurious one, most likely) goes quickly.
     package static let patience = 2
-    /// Seconds without a match after which a source is reported inactive.
+    /// Seconds without a match after which a source of no confidence is reported inactive.
     package static let activeHoldSeconds = 0.1
+    /// Longest extra time a confident source stays active without a match, seconds: a talker
+    /// who is masked by a louder one for a few syllables is still talking.
+    package static let confidentHoldSeconds = 0.4
+    /// Confidence from which a source gets the whole ``confidentHoldSeconds``.
+    package static let confidentHoldConfidence = 0.2
     /// Share of the innovation taken into the bearing.
     package static let positionGain = 0.35
     /// Share of the innovation (per hop) taken into the velocity.
     package static let velocityGain = 0.02
     /// Largest velocity, degrees per second.
     package static let maximumSpeed = 120.0
+    /// Smoothed ``SourceCandidate/echo`` from which a track counts as a reflection of a
+    /// stronger source: not confirmed, not reported. Independent talkers measured −0.5…0
+    /// (frame by frame, one talker's peak falls when the other's rises: they share the bins);
+    /// the reflections of one talker in a room +0.3…+0.5.
+    package static let echoLimit = 0.3
+    /// Share of a new candidate's echo taken into a track's.
+    package static let echoSmoothing = 0.2
     /// Candidate strength that counts as full confidence (with a share of 1).
     package static let fullStrength = 0.3
 
@@ -65,6 +82,8 @@ package final class MultiSourceTracker {
         var levelDBFS = AnalysisRecord.silenceDBFS
         var confirmed = false
         var matched = false
+        /// Smoothed ``SourceCandidate/echo`` of the candidates it took.
+        var echo = 0.0
     }
 
     private let capacity: Int
@@ -153,6 +172,7 @@ package final class MultiSourceTracker {
             track.hits += 1
             track.misses = 0
             track.matched = true
+            track.echo += Self.echoSmoothing * (candidate.echo - track.echo)
             let evidence = min(1, candidate.share * candidate.strength / Self.fullStrength)
             track.confidence += smoothing * (evidence - track.confidence)
             let level = averageLevelDBFS + 10 * log10(max(candidate.share, 1e-6))
@@ -173,6 +193,7 @@ package final class MultiSourceTracker {
             track.azimuth = candidates[j].azimuth
             track.hits = 1
             track.matched = true
+            track.echo = candidates[j].echo
             track.confidence = smoothing * min(1, candidates[j].share * candidates[j].strength / Self.fullStrength)
             tracks[trackCount] = track
             trackCount += 1
@@ -195,10 +216,12 @@ package final class MultiSourceTracker {
             }
             t += 1
         }
-        for t in 0..<trackCount where !tracks[t].confirmed && tracks[t].hits >= Self.birthHits {
+        for t in 0..<trackCount where !tracks[t].confirmed && tracks[t].hits >= Self.birthHits && tracks[t].echo < Self.echoLimit {
             var confirmedCount = 0
             var weakest = -1
-            for u in 0..<trackCount where tracks[u].confirmed && tracks[u].misses < Int.max / 2 {
+            // Reflections (not reported) do not take a source's place.
+            for u in 0..<trackCount
+            where tracks[u].confirmed && tracks[u].echo < Self.echoLimit && tracks[u].misses < Int.max / 2 {
                 confirmedCount += 1
                 if tracks[u].misses > inactiveFrames
                     && (weakest < 0 || tracks[u].confidence < tracks[weakest].confidence)
@@ -226,15 +249,20 @@ package final class MultiSourceTracker {
         }
     }
 
+    /// How long a source stays active without a match: ``activeHoldSeconds``, plus up to
+    /// ``confidentHoldSeconds`` as its confidence approaches ``confidentHoldConfidence``.
+    private func holdSeconds(confidence: Double) -> Double {
+        Self.activeHoldSeconds + Self.confidentHoldSeconds * min(1, max(0, confidence) / Self.confidentHoldConfidence)
+    }
+
     /// The sources, by increasing id.
     private func write(into records: inout [SourceRecord]) {
         records.removeAll(keepingCapacity: true)
-        let inactiveFrames = Int((Self.activeHoldSeconds / hop).rounded(.up))
         var lastID = 0
         // Ids are few: pick the next larger one each pass.
         while records.count < capacity {
             var next = -1
-            for t in 0..<trackCount where tracks[t].confirmed && tracks[t].id > lastID {
+            for t in 0..<trackCount where tracks[t].confirmed && tracks[t].id > lastID && tracks[t].echo < Self.echoLimit {
                 if next < 0 || tracks[t].id < tracks[next].id { next = t }
             }
             guard next >= 0 else { break }
@@ -242,7 +270,8 @@ package final class MultiSourceTracker {
             lastID = track.id
             records.append(SourceRecord(
                 id: track.id, azimuth: track.azimuth, confidence: max(0, min(1, track.confidence)),
-                levelDBFS: max(AnalysisRecord.silenceDBFS, track.levelDBFS), active: track.misses <= inactiveFrames))
+                levelDBFS: max(AnalysisRecord.silenceDBFS, track.levelDBFS),
+                active: Double(track.misses) * hop <= holdSeconds(confidence: track.confidence)))
         }
     }
 }

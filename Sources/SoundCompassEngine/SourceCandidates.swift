@@ -13,6 +13,12 @@ package struct SourceCandidate: Sendable, Equatable {
     package var strength: Double
     /// Its share of the evidence: its strength over the sum of all candidates' (0…1).
     package var share: Double
+    /// How much its peak rises and falls with a stronger candidate's, frame by frame: the
+    /// largest correlation coefficient (−1…1) of its per-frame correlation values with those
+    /// of a stronger candidate over the last ``SourceCandidateFinder/echoWindowSeconds``
+    /// (0 for the strongest, or while too few frames are known). Near 1 for a reflection of a
+    /// stronger source, near 0 or negative for an independent one.
+    package var echo: Double = 0
 }
 
 /// The directions heard in the last fraction of a second: the peaks of the frames' GCC-PHAT
@@ -31,6 +37,22 @@ package struct SourceCandidate: Sendable, Equatable {
 /// the aliasing frequency alone, 1.1 kHz for 15 cm, was not tried: there a phase error of
 /// 0.1 rad at 300 Hz is already 2.5 samples, about 7° ahead, while the correlation uses every
 /// coherent bin.)
+///
+/// **Precedence.** Each frame enters the average times its tail weight (``TailWeighting``, as
+/// for the single bearing): a frame whose level falls holds mostly the room's decay, whose
+/// peaks are reflections.
+///
+/// **Sidelobes.** Each peak of the average comes with sidelobes, the cosine transform of the
+/// bins' averaged weights: for speech at 16 kHz they reach a fifth of the peak 4–5 samples
+/// away, and read as a second source in free field. A candidate that is mostly the sidelobes
+/// of stronger candidates (see ``sidelobeResidual``) is dropped.
+///
+/// **Reflections.** An early reflection is a copy of its source from another direction, and
+/// its peak rises and falls with the source's, frame by frame; two talkers' peaks do not (they
+/// share the bins, so one falls when the other rises). ``SourceCandidate/echo`` measures it:
+/// the correlation coefficient of a candidate's per-frame values with a stronger candidate's
+/// over the last ``echoWindowSeconds``; ``MultiSourceTracker`` does not report tracks whose
+/// candidates look like echoes.
 ///
 /// **Peaks.** The average is smoothed by [1 2 1]/4 first: a whitened spectrum up to Nyquist
 /// makes a peak at a fractional lag ring at ±1, ±2 … samples, which would read as sources next
@@ -52,11 +74,18 @@ package final class SourceCandidateFinder {
     /// Lowest height of a candidate's peak in the averaged correlation.
     package static let absoluteFloor = 0.05
     /// Lowest height of a candidate relative to the highest peak.
-    package static let relativeFloor = 0.2
+    package static let relativeFloor = 0.1
     /// Least prominence of a candidate's peak (see `prominence(at:)`) relative to its height.
-    package static let relativeProminence = 0.35
+    package static let relativeProminence = 0.2
     /// Smallest distance between two candidates, samples.
     package static let minimumSeparationSamples = 2.5
+    /// Share of a candidate's height that must remain once the sidelobes of the stronger
+    /// candidates are taken off (see `removeSidelobes`).
+    package static let sidelobeResidual = 0.5
+    /// Time over which ``SourceCandidate/echo`` is measured, seconds.
+    package static let echoWindowSeconds = 1.0
+    /// Fewest frames of ``echoWindowSeconds`` (at long hops the window is longer).
+    package static let echoMinimumFrames = 12
 
     private let configuration: AnalysisConfiguration
     /// Half-width of the averaged lag window, whole samples (the estimator's ``GCCPHAT/searchLag``).
@@ -75,12 +104,34 @@ package final class SourceCandidateFinder {
     private let separation: Double
     /// The binaural model's low-frequency share of each bin (nil for the other models).
     private let binShares: AlignedFloats?
+    /// Recursive average (like `average`) of each bin's share `|G[k]|/Σ|G|` of the frames'
+    /// weighted cross-spectra: the average correlation's point-spread function is its cosine
+    /// transform (see `sidelobe(at:)`).
+    private let binWeights: AlignedFloats
+    /// Scratch: the frame's `|G[k]|`.
+    private let magnitudes: AlignedFloats
+    /// `(1 + cos ωₖ)/2` per bin: the [1 2 1]/4 smoothing in the frequency domain.
+    private let smoothingFactors: AlignedFloats
+    /// Bins per group in `sidelobe(at:)`: few enough that a group's phase spread stays below
+    /// half a radian at the largest lag difference (2·searchLag + 1 samples).
+    private let groupSize: Int
+    private let groupCount: Int
+    /// The grouped bin weights of the current `find`.
+    private let groupWeights: AlignedFloats
+    /// The last `historyFrames` counted frames' correlations at lags `−searchLag…searchLag`,
+    /// one row each (a ring; row `historyNext` is the oldest once full).
+    private let history: AlignedFloats
+    private let historyFrames: Int
+    private var historyNext = 0
+    private var historyCount = 0
 
     /// The candidates found by the last ``find(spectra:)``, strongest first; `count` of them
     /// are valid.
     package private(set) var candidates: [SourceCandidate]
     /// Number of valid ``candidates``.
     package private(set) var count = 0
+    /// The index (lag + searchLag) of each candidate's peak.
+    private var lagIndices: [Int]
     /// The averaged frame level, dBFS.
     package var averageLevelDBFS: Double { 10 * log10(averagePower + ChannelLevels.powerFloor) }
 
@@ -102,13 +153,30 @@ package final class SourceCandidateFinder {
             : nil
         self.candidates = [SourceCandidate](
             repeating: SourceCandidate(azimuth: 0, strength: 0, share: 0), count: max(1, capacity))
+        self.lagIndices = [Int](repeating: 0, count: max(1, capacity))
+        self.binWeights = AlignedFloats(count: gccPhat.fftSize / 2 + 1)
+        self.magnitudes = AlignedFloats(count: gccPhat.fftSize / 2 + 1)
+        let n = gccPhat.fftSize
+        self.smoothingFactors = AlignedFloats(count: n / 2 + 1)
+        for k in 0...(n / 2) {
+            smoothingFactors.baseAddress[k] = Float(0.5 * (1 + cos(2 * Double.pi * Double(k) / Double(n))))
+        }
+        self.groupSize = max(1, Int(0.5 * Double(n) / (2 * Double.pi * Double(2 * gccPhat.searchLag + 1))))
+        self.groupCount = (n / 2 - 1 + groupSize - 1) / groupSize
+        self.groupWeights = AlignedFloats(count: groupCount)
+        self.historyFrames = max(
+            Self.echoMinimumFrames, Int((Self.echoWindowSeconds / configuration.hopDuration).rounded()))
+        self.history = AlignedFloats(count: historyFrames * (2 * gccPhat.searchLag + 1))
     }
 
     /// Forgets the average.
     package func reset() {
         average.zero()
+        binWeights.zero()
         averagePower = 0
         count = 0
+        historyNext = 0
+        historyCount = 0
     }
 
     /// Adds a frame to the average.
@@ -119,14 +187,28 @@ package final class SourceCandidateFinder {
     ///   - levelDBFS: the frame's level.
     ///   - aboveGate: whether the frame is louder than the silence gate; a quieter one adds
     ///     nothing.
-    package func update(gccPhat: GCCPHAT, correlated: Bool, levelDBFS: Double, aboveGate: Bool) {
+    package func update(
+        gccPhat: GCCPHAT, spectra: FrameSpectra, correlated: Bool, levelDBFS: Double, aboveGate: Bool, weight: Double = 1
+    ) {
         let a = smoothing, K = searchLag, n = fftSize
         let avg = average.baseAddress
         let counts = correlated && aboveGate
         let c = gccPhat.correlation.baseAddress
-        for i in 0...(2 * K) {
-            let x: Float = counts ? c[(i - K + n) % n] : 0
-            avg[i] += a * (x - avg[i])
+        let w = Float(weight)
+        // Lags −K…−1 sit at the end of the circular correlation, 0…K at its start.
+        @inline(__always) func value(_ i: Int) -> Float { i < K ? c[n - K + i] : c[i - K] }
+        if counts {
+            for i in 0...(2 * K) { avg[i] += a * (w * value(i) - avg[i]) }
+        } else {
+            for i in 0...(2 * K) { avg[i] -= a * avg[i] }
+        }
+        // The bins' shares of this frame's weights, averaged like the correlation.
+        averageBinWeights(spectra.whitened, counts: counts, weight: w, smoothing: a)
+        if counts {
+            let row = history.baseAddress + historyNext * (2 * K + 1)
+            for i in 0...(2 * K) { row[i] = value(i) }
+            historyNext = (historyNext + 1) % historyFrames
+            historyCount = min(historyCount + 1, historyFrames)
         }
         let power = counts ? pow(10, levelDBFS / 10) : 0
         averagePower += Double(a) * (power - averagePower)
@@ -176,9 +258,11 @@ package final class SourceCandidateFinder {
             let offset = d < 0 ? max(-0.5, min(0.5, 0.5 * (y0 - y2) / d)) : 0
             // The lag is stored in `share` until the azimuths are filled in below.
             candidates[count] = SourceCandidate(azimuth: 0, strength: y1, share: Double(best - K) + offset)
+            lagIndices[count] = best
             total += y1
             count += 1
         }
+        removeSidelobes(floor: Double(floor), total: &total)
         let model = configuration.array
         let share = binShares.map { spectra.lowFrequencyShare(shares: $0.baseAddress, bins: 1...(fftSize / 2 - 1)) }
         for j in 0..<count {
@@ -186,6 +270,11 @@ package final class SourceCandidateFinder {
             let lateral = share.map { model.lateral(delay: delay, lowFrequencyShare: $0) } ?? model.lateral(delay: delay)
             candidates[j].azimuth = asin(max(-1, min(1, lateral))) * 180 / Double.pi
             candidates[j].share = total > 0 ? candidates[j].strength / total : 0
+        }
+        for j in 0..<count {
+            var echo = 0.0
+            for i in 0..<j { echo = max(echo, covariation(lagIndex(of: i), lagIndex(of: j))) }
+            candidates[j].echo = echo
         }
     }
 
@@ -222,6 +311,143 @@ package final class SourceCandidateFinder {
         case (false, true): return v - rightLow
         case (false, false): return v - min(leftLow, rightLow)
         }
+    }
+
+    private func lagIndex(of j: Int) -> Int { lagIndices[j] }
+
+    /// `binWeights += smoothing·(weight·|G[k]|/Σ|G| − binWeights)` for bins 1 ..< fftSize/2, with
+    /// `|G[k]|` from the frame's weighted cross-spectrum `g`; decay only when the frame does not
+    /// count. Eight bins at a time.
+    private func averageBinWeights(_ g: UnsafePointer<Float>, counts: Bool, weight: Float, smoothing a: Float) {
+        typealias V = SIMD8<Float>
+        let bins = fftSize / 2
+        let m = binWeights.baseAddress, magnitude = magnitudes.baseAddress
+        let raw = UnsafeRawPointer(g)
+        @inline(__always) func load(_ p: UnsafeMutablePointer<Float>) -> V {
+            UnsafeRawPointer(p).loadUnaligned(as: V.self)
+        }
+        @inline(__always) func store(_ v: V, _ p: UnsafeMutablePointer<Float>) {
+            UnsafeMutableRawPointer(p).storeBytes(of: v, as: V.self)
+        }
+        var sum: Float = 0
+        if counts {
+            var total = V()
+            var k = 1
+            while k + 8 <= bins {
+                let gg = raw.loadUnaligned(fromByteOffset: 2 * k * MemoryLayout<Float>.stride, as: SIMD16<Float>.self)
+                let re = gg.evenHalf, im = gg.oddHalf
+                let v = (re * re + im * im).squareRoot()
+                store(v, magnitude + k)
+                total += v
+                k += 8
+            }
+            sum = total.sum()
+            while k < bins {
+                magnitude[k] = (g[2 * k] * g[2 * k] + g[2 * k + 1] * g[2 * k + 1]).squareRoot()
+                sum += magnitude[k]
+                k += 1
+            }
+        }
+        let scale: Float = counts && sum > 0 && sum.isFinite ? weight / sum : 0
+        let vs = V(repeating: scale), va = V(repeating: a)
+        var k = 1
+        while k + 8 <= bins {
+            let old = load(m + k)
+            let x = scale > 0 ? vs * load(magnitude + k) : V()
+            store(old + va * (x - old), m + k)
+            k += 8
+        }
+        while k < bins {
+            let x = scale > 0 ? scale * magnitude[k] : 0
+            m[k] += a * (x - m[k])
+            k += 1
+        }
+    }
+
+    /// Drops the candidates that are mostly sidelobes of stronger ones: a candidate stays when
+    /// its height less the stronger candidates' sidelobes at its lag (their heights times the
+    /// average's normalised point-spread function there) is at least `floor` and at least
+    /// ``sidelobeResidual`` of its height. The point-spread function is that of the bins'
+    /// averaged weights, which assumes every source has the same spectrum; the half-height
+    /// rule leaves room for a broadband source next to a speech one.
+    private func removeSidelobes(floor: Double, total: inout Double) {
+        guard count > 1 else { return }
+        groupBinWeights()
+        let p0 = sidelobe(at: 0)
+        guard p0 > 0 else { return }
+        var kept = 1
+        for j in 1..<count {
+            var height = candidates[j].strength
+            for i in 0..<kept {
+                height -= candidates[i].strength * sidelobe(at: candidates[j].share - candidates[i].share) / p0
+            }
+            if height >= floor && height >= Self.sidelobeResidual * candidates[j].strength {
+                candidates[kept] = candidates[j]
+                lagIndices[kept] = lagIndices[j]
+                kept += 1
+            }
+        }
+        count = kept
+        total = 0
+        for j in 0..<count { total += candidates[j].strength }
+    }
+
+    /// The smoothed average correlation of one source at lag 0, at lag `delta` samples:
+    /// `Σₖ Mₖ·(1 + cos ωₖ)/2·cos(ωₖ·delta)` with `Mₖ` the averaged bin weights (the [1 2 1]/4
+    /// smoothing is the factor `(1 + cos ωₖ)/2`), summed over groups of `groupSize` bins at
+    /// their centre frequency (`groupWeights`, filled by `groupBinWeights()`).
+    private func sidelobe(at delta: Double) -> Double {
+        let w = groupWeights.baseAddress, width = Double(groupSize)
+        let step = 2 * Double.pi / Double(fftSize) * width
+        // The first group's centre is bin 1 + (width − 1)/2; phasors walked group by group.
+        let first = 2 * Double.pi / Double(fftSize) * (1 + (width - 1) / 2) * delta
+        let (sd, cd) = (sin(step * delta), cos(step * delta))
+        var c = cos(first), sn = sin(first)
+        var total = 0.0
+        for g in 0..<groupCount {
+            total += Double(w[g]) * c
+            (c, sn) = (c * cd - sn * sd, sn * cd + c * sd)
+        }
+        return total
+    }
+
+    /// Sums the averaged bin weights, times the smoothing's factor `(1 + cos ωₖ)/2`, into
+    /// groups of `groupSize` bins (bins 1 ..< fftSize/2).
+    private func groupBinWeights() {
+        let m = binWeights.baseAddress, f = smoothingFactors.baseAddress, w = groupWeights.baseAddress
+        let bins = fftSize / 2
+        for g in 0..<groupCount {
+            var sum: Float = 0
+            let low = 1 + g * groupSize
+            for k in low..<min(bins, low + groupSize) { sum += m[k] * f[k] }
+            w[g] = sum
+        }
+    }
+
+
+    /// The correlation coefficient over the history of the frames' values at lag indices `p`
+    /// and `q`, each smoothed by [1 2 1]/4 like the average; 0 with fewer than
+    /// ``echoMinimumFrames`` frames or no variation.
+    private func covariation(_ p: Int, _ q: Int) -> Double {
+        guard historyCount >= Self.echoMinimumFrames else { return 0 }
+        let width = 2 * searchLag + 1
+        var sx = 0.0, sy = 0.0, sxx = 0.0, syy = 0.0, sxy = 0.0
+        let h = history.baseAddress
+        for f in 0..<historyCount {
+            let row = h + f * width
+            let x = Double(smoothedValue(row, p, width)), y = Double(smoothedValue(row, q, width))
+            sx += x; sy += y; sxx += x * x; syy += y * y; sxy += x * y
+        }
+        let n = Double(historyCount)
+        let vx = sxx - sx * sx / n, vy = syy - sy * sy / n
+        guard vx > 0, vy > 0 else { return 0 }
+        return (sxy - sx * sy / n) / (vx * vy).squareRoot()
+    }
+
+    @inline(__always)
+    private func smoothedValue(_ row: UnsafeMutablePointer<Float>, _ i: Int, _ width: Int) -> Float {
+        let lo = i > 0 ? row[i - 1] : row[i], hi = i < width - 1 ? row[i + 1] : row[i]
+        return 0.25 * (lo + hi) + 0.5 * row[i]
     }
 
     /// The lag of candidate `j` while ``find(spectra:)`` runs (kept in `share`).

@@ -272,7 +272,9 @@ public final class StreamingAnalyzer {
         record.dominantHz = active ? estimate.dominantFrequency : 0
         subbands.estimate(spectra: spectra, broadband: estimate, active: active, into: &record.bands)
         if let sourceCandidates, let sourceTracker {
-            trackSources(candidates: sourceCandidates, tracker: sourceTracker, estimate: estimate, spectra: spectra)
+            trackSources(
+                candidates: sourceCandidates, tracker: sourceTracker, estimate: estimate, spectra: spectra,
+                tailWeight: tailWeight)
         }
         resolveFrontBack(yaw: yaw)
         framesAnalyzed += 1
@@ -307,11 +309,12 @@ public final class StreamingAnalyzer {
 
     /// The frame's candidate directions into the multi-source tracker, its sources into the record.
     private func trackSources(
-        candidates: SourceCandidateFinder, tracker: MultiSourceTracker, estimate: FrameEstimate, spectra: FrameSpectra
+        candidates: SourceCandidateFinder, tracker: MultiSourceTracker, estimate: FrameEstimate, spectra: FrameSpectra,
+        tailWeight: Double
     ) {
         candidates.update(
-            gccPhat: estimator.gccPhat, correlated: estimate.delay.peakHeight > 0,
-            levelDBFS: estimate.levels.levelDBFS, aboveGate: estimate.aboveGate)
+            gccPhat: estimator.gccPhat, spectra: spectra, correlated: estimate.delay.peakHeight > 0,
+            levelDBFS: estimate.levels.levelDBFS, aboveGate: estimate.aboveGate, weight: tailWeight)
         if configuration.array.kind == .coincident {
             // No time difference: the frame's own (level-cue) estimate is the one candidate.
             candidates.findSingle(azimuth: record.rawAzimuth, confidence: record.confidence, active: record.active)

@@ -60,12 +60,18 @@ struct MultiSourceTests {
         }
     }
 
-    /// The figures of `scene`; id switches are counted from `acquired` seconds on.
-    static func figures(_ scene: Scene, configuration: AnalysisConfiguration? = nil, acquired: Double = 2) throws -> Figures {
+    /// The figures of `scene`; id switches are counted from `acquired` seconds on. Only the first
+    /// `judged` sources (all by default) are true sources; the others are rendered but are not
+    /// to be reported.
+    static func figures(
+        _ scene: Scene, configuration: AnalysisConfiguration? = nil, acquired: Double = 2, judged: Int? = nil
+    ) throws -> Figures {
         let config = configuration ?? AnalysisConfiguration(sampleRate: sampleRate)
         let records = try analyze(scene.render(), configuration: config)
-        let active = activity(scene, configuration: config, frames: records.count)
-        let truth = scene.sources.map { $0.path.azimuth(at: 0) }
+        var truthScene = scene
+        truthScene.sources = Array(scene.sources.prefix(judged ?? scene.sources.count))
+        let active = activity(truthScene, configuration: config, frames: records.count)
+        let truth = truthScene.sources.map { $0.path.azimuth(at: 0) }
         var hits = [Int](repeating: 0, count: truth.count), judged = hits
         var ids = [Int?](repeating: nil, count: truth.count), switches = hits
         var reported = 0, falseCount = 0, busy = 0, multiple = 0
@@ -93,12 +99,12 @@ struct MultiSourceTests {
     }
 
     // Measured (seeds 11, 12, 13; noise seed 5), with the default settings:
-    //   two talkers −40°/+30°: hit rates 0.911 / 1.000 (the −40° talker is first heard at
-    //     1.3 s: its 0.2 s of acquisition are the misses), false 0.021, no id switch after 2 s
-    //     (one at 1.51 s, while acquiring); seeds +100: 1.000 / 1.000, false 0.021.
-    //   three talkers −50°/0°/+45°: 1.000 / 0.899 / 0.915, false 0.014 (id switches 0, 1, 1);
-    //     seeds +100: 1.000 / 1.000 / 0.852, false 0.033.
-    //   one talker at 20° or −65°: hit rate 1.000, a second source in 0.0 % of the frames.
+    //   two talkers −40°/+30°: hit rates 0.873 / 0.913, false 0.000, no id switch after 2 s
+    //     (the candidates' tail weighting costs the talkers some frames of their words' ends
+    //     here: without it 1.000 / 0.942, but with 12.9 % false sources).
+    //   three talkers −50°/0°/+45°: 0.823 / 0.986 / 0.854, false 0.000 (id switches 0, 0, 1).
+    //   one talker at 20° or −65°: hit rate 1.000, a second source in 0.0 % of the frames (with
+    //     reflections reported, `echoLimit` 2: 7.6 % and 10.1 %).
 
     @Test("two talkers at −40° and +30°: each within 10° in ≥ 85 % of its frames, ≤ 10 % false, stable ids")
     func twoTalkers() throws {
@@ -118,6 +124,34 @@ struct MultiSourceTests {
     @Test("one talker gives one source (a second in ≤ 5 % of the frames)", arguments: [20.0, -65.0])
     func singleTalker(azimuth: Double) throws {
         let f = try Self.figures(Self.scene([azimuth]))
+        #expect(f.hitRates[0] >= 0.95, "\(f)")
+        #expect(f.multipleShare <= 0.05, "\(f)")
+        #expect(f.falseShare <= 0.05, "\(f)")
+        #expect(f.idSwitches == [0], "\(f)")
+    }
+
+    /// A talker at +20° and its reflection from −35°: the same signal 6 ms later and 6 dB
+    /// quieter (a strong early reflection, as from a near wall). The reflection's peak in the
+    /// correlation rises and falls with the talker's, so ``SourceCandidate/echo`` marks it.
+    static func reflectionScene() -> Scene {
+        let duration = 8.0, delay = 0.006
+        return Scene(
+            sampleRate: sampleRate, duration: duration,
+            sources: [
+                // Equal lengths and seeds: the same dry signal, the second one `delay` later.
+                Source(.speech, azimuth: 20, start: 0, end: duration - delay, levelDBFS: -20, seed: 11),
+                Source(.speech, azimuth: -35, start: delay, end: duration, levelDBFS: -26, seed: 11),
+            ],
+            noise: SensorNoise(snrDecibels: 20, seed: 5))
+    }
+
+    // Measured: hit rate 1.000 for the talker, a second source in 0.0 % of the frames, false
+    // 0.000 (with reflections reported, `echoLimit` raised to 2: a second source in 11.4 % of
+    // the frames, false 0.073).
+    @Test("a talker's strong early reflection is not reported as a second source")
+    func reflection() throws {
+        // Only the talker is judged: the reflection is not a source.
+        let f = try Self.figures(Self.reflectionScene(), judged: 1)
         #expect(f.hitRates[0] >= 0.95, "\(f)")
         #expect(f.multipleShare <= 0.05, "\(f)")
         #expect(f.falseShare <= 0.05, "\(f)")
