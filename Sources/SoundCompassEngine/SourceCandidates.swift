@@ -82,6 +82,10 @@ package final class SourceCandidateFinder {
     /// Share of a candidate's height that must remain once the sidelobes of the stronger
     /// candidates are taken off (see `removeSidelobes`).
     package static let sidelobeResidual = 0.5
+    /// Two candidates closer than where the point-spread function falls to this share of its
+    /// peak share their per-frame values (each sits on the other's main lobe), so their
+    /// ``SourceCandidate/echo`` is not measured (it stays 0).
+    package static let echoLobeLimit = 0.25
     /// Time over which ``SourceCandidate/echo`` is measured, seconds.
     package static let echoWindowSeconds = 1.0
     /// Fewest frames of ``echoWindowSeconds`` (at long hops the window is longer).
@@ -118,6 +122,9 @@ package final class SourceCandidateFinder {
     private let groupCount: Int
     /// The grouped bin weights of the current `find`.
     private let groupWeights: AlignedFloats
+    /// `sidelobe(at: 0)` of the current `find` (set with `groupWeights`, when there are at
+    /// least two candidates).
+    private var pointSpreadPeak = 0.0
     /// The last `historyFrames` counted frames' correlations at lags `−searchLag…searchLag`,
     /// one row each (a ring; row `historyNext` is the oldest once full).
     private let history: AlignedFloats
@@ -273,7 +280,9 @@ package final class SourceCandidateFinder {
         }
         for j in 0..<count {
             var echo = 0.0
-            for i in 0..<j { echo = max(echo, covariation(lagIndex(of: i), lagIndex(of: j))) }
+            for i in 0..<j where mainLobeShare(lagIndex(of: j) - lagIndex(of: i)) < Self.echoLobeLimit {
+                echo = max(echo, covariation(lagIndex(of: i), lagIndex(of: j)))
+            }
             candidates[j].echo = echo
         }
     }
@@ -374,6 +383,7 @@ package final class SourceCandidateFinder {
         guard count > 1 else { return }
         groupBinWeights()
         let p0 = sidelobe(at: 0)
+        pointSpreadPeak = p0
         guard p0 > 0 else { return }
         var kept = 1
         for j in 1..<count {
@@ -390,6 +400,11 @@ package final class SourceCandidateFinder {
         count = kept
         total = 0
         for j in 0..<count { total += candidates[j].strength }
+    }
+
+    /// The point-spread function at `delta` samples as a share of its peak (0 without one).
+    private func mainLobeShare(_ delta: Int) -> Double {
+        pointSpreadPeak > 0 ? abs(sidelobe(at: Double(delta))) / pointSpreadPeak : 0
     }
 
     /// The smoothed average correlation of one source at lag 0, at lag `delta` samples:
