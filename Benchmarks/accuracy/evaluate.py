@@ -48,12 +48,14 @@ delayed by the direct path, is within 20 dB of its loudest frame (MULTI_FLOOR). 
   * for one talker also the ghost-free share: active frames with at most one reported source;
   * SRP-PHAT and NormMUSIC: as many of the highest peaks as there are true sources, per 0.25 s block
     (a source is active in a block when it is active on half its samples), scored the same way.
---max-sources N passes N to soundcompass (default: its own, 3); --detail prints per-layout figures
+--max-sources N and --source-window S are passed to soundcompass (default: its own, 3 and 0.3 s);
+--detail prints per-layout figures
 and those of active sources with a confidence of at least 0.1 to stderr.
 
 Usage: Benchmarks/accuracy/evaluate.py [--quick] [--markdown] [--only KIND:RT60:SNR] [--cache DIR]
                                        [--snrs 5,10,20]
-       Benchmarks/accuracy/evaluate.py --multi [--markdown] [--cache DIR] [--max-sources N] [--detail]
+       Benchmarks/accuracy/evaluate.py --multi [--markdown] [--cache DIR] [--max-sources N] [--source-window S]
+                                       [--detail]
   --only KIND:RT60:SNR   one condition, e.g. speech:0.6:10 or diffuse:0.3:0
   --cache DIR            keep the room renders in DIR (keyed by their parameters) for re-runs
   --snrs LIST            the sensor-noise SNRs of the speech rows, dB
@@ -447,7 +449,7 @@ def dry_source(name, seconds):
     return talker(int(name[len("talker"):]), seconds)
 
 
-def multi_soundcompass(signals, max_sources):
+def multi_soundcompass(signals, max_sources, source_window=None):
     """The `sources` of every record of `soundcompass analyze`, and the frame length."""
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "x.wav")
@@ -455,6 +457,8 @@ def multi_soundcompass(signals, max_sources):
         args = [BINARY, "analyze", path, "--format", "jsonl", "-q", "--spacing", str(SPACING)]
         if max_sources is not None:
             args += ["--max-sources", str(max_sources)]
+        if source_window is not None:
+            args += ["--source-window", str(source_window)]
         out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
     records = [json.loads(line) for line in out.splitlines()]
     return records, int(round(2 * records[0]["time"] * FS))
@@ -552,6 +556,7 @@ def multi_main():
     if not os.path.exists(BINARY):
         subprocess.run(["swift", "build", "-c", "release", "--product", "soundcompass"], cwd=ROOT, check=True)
     max_sources = int(sys.argv[sys.argv.index("--max-sources") + 1]) if "--max-sources" in sys.argv else None
+    source_window = float(sys.argv[sys.argv.index("--source-window") + 1]) if "--source-window" in sys.argv else None
     detail = "--detail" in sys.argv
     snr = 20
     seconds = MULTI_SECONDS
@@ -583,7 +588,7 @@ def multi_main():
             power = np.mean(mix[:, any_on] ** 2)
             rng = np.random.default_rng(500 + run)
             noisy = mix + rng.standard_normal(mix.shape) * np.sqrt(power / 10 ** (snr / 10))
-            records, frame_length = multi_soundcompass(noisy, max_sources)
+            records, frame_length = multi_soundcompass(noisy, max_sources, source_window)
             times = [r["time"] for r in records]
             frame_masks = [frame_truth(d, times, frame_length, floor=MULTI_FLOOR) for d in drys]
             listed = [[s["azimuth"] for s in r.get("sources", [])] for r in records]

@@ -103,6 +103,11 @@ struct AnalysisOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("Most simultaneous sources tracked (the records' sources), 0 (off) to 8.", valueName: "n"))
     var maxSources: Int = 3
 
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Time over which the source tracker gathers each direction's evidence: shorter catches a quieter talker between a louder one's words, longer gives steadier bearings and fewer reflection ghosts in echoing rooms (seconds, 0.05 to 5).",
+        valueName: "seconds"))
+    var sourceWindow: Double = 0.3
+
     func validate() throws {
         if let spacing, !ArrayModel.spacingRange.contains(spacing) {
             throw ValidationError("--spacing must be \(ArrayModel.spacingRange.lowerBound)…\(ArrayModel.spacingRange.upperBound) metres, got \(spacing)")
@@ -125,6 +130,10 @@ struct AnalysisOptions: ParsableArguments {
         try validateCoincident()
         guard (0...AnalysisConfiguration.maximumSources).contains(maxSources) else {
             throw ValidationError("--max-sources must be 0 (off) to \(AnalysisConfiguration.maximumSources), got \(maxSources)")
+        }
+        let window = AnalysisConfiguration.sourceWindowRange
+        guard window.contains(sourceWindow) else {
+            throw ValidationError("--source-window must be \(window.lowerBound) to \(window.upperBound) seconds, got \(sourceWindow)")
         }
         guard gate.isFinite, gate <= 0 else { throw ValidationError("--gate must be a level in dBFS (≤ 0), got \(gate)") }
         if let bands {
@@ -182,6 +191,7 @@ struct AnalysisOptions: ParsableArguments {
             profilePath: profile, frameLength: frame?.length, hopLength: hop?.length, silenceGateDBFS: gate,
             bands: bandList ?? BandSpec.defaults, response: response)
         settings.maxSources = maxSources
+        settings.sourceWindowSeconds = sourceWindow
         return settings
     }
 

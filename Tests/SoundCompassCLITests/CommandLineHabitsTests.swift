@@ -48,6 +48,22 @@ struct CommandLineHabitsTests {
         #expect(!british.stdout.isEmpty && british.stdout == american.stdout)
     }
 
+    @Test("--source-window reaches the source tracker and changes nothing else")
+    func sourceWindow() throws {
+        let dir = TemporaryDirectory()
+        let wav = dir.path("two.wav")
+        #expect(try CLI.run([
+            "synth", wav, "--source", "speech@-40", "--source", "speech@30", "--duration", "3", "--truth", "none", "-q",
+        ]).status == 0)
+        let base = try CLI.run(["analyze", wav, "--format", "csv"])
+        let long = try CLI.run(["analyze", wav, "--format", "csv", "--source-window", "1.5"])
+        #expect(base.status == 0 && long.status == 0, "\(long.stderr)")
+        // Every column but the last (sources) is the same; the sources are not.
+        let strip = { (text: String) in text.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).dropLast().joined(separator: ",") } }
+        #expect(strip(base.stdout) == strip(long.stdout))
+        #expect(base.stdout != long.stdout)
+    }
+
     @Test("failures of every command are one line in one voice", arguments: [
         (["synth", "/tmp/x.wav", "--source", "white@200"], 64, "azimuth 200° is outside −180…180"),
         (["synth", "/tmp/x.wav", "--source", "wite@20"], 64, "unknown kind 'wite'"),
@@ -57,6 +73,8 @@ struct CommandLineHabitsTests {
         (["synth", "/tmp/x.mp3"], 64, "cannot tell the file format from its extension"),
         (["analyze", "--frame", "0"], 64, "give a positive number of samples"),
         (["analyze", "--bogus"], 64, "unknown option '--bogus'"),
+        (["analyze", "--source-window", "0"], 64, "--source-window must be 0.05 to 5.0 seconds, got 0.0"),
+        (["live", "--source-window", "nan"], 64, "--source-window must be 0.05 to 5.0 seconds, got nan"),
         (["analyze", "a.wav", "b.wav"], 64, "2 files given: add --output-dir DIR"),
         (["analyze", "/nonexistent.wav"], 66, "/nonexistent.wav: no such file"),
         (["trace", "/nonexistent.wav"], 66, "/nonexistent.wav: no such file"),

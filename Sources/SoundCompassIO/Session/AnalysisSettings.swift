@@ -41,6 +41,9 @@ public struct AnalysisSettings: Sendable {
 
     /// Most sources tracked at once (``AnalysisConfiguration/maxSources``), 0…8; 0: none.
     public var maxSources = 3
+    /// Window over which the source tracker gathers direction evidence, seconds
+    /// (``AnalysisConfiguration/sourceWindowSeconds``, 0.05…5).
+    public var sourceWindowSeconds = 0.3
 
     /// Where the analysis starts in the input, seconds (the input's own clock: records keep
     /// their time in the input). 0: its start.
@@ -71,6 +74,7 @@ public struct AnalysisSettings: Sendable {
             sampleRate: sampleRate, frameLength: frame, hopLength: hop ?? frame.map { max(1, $0 / 2) },
             array: model ?? array, silenceGateDBFS: silenceGateDBFS, bands: bands, response: response)
         configuration.maxSources = maxSources
+        configuration.sourceWindowSeconds = sourceWindowSeconds
         return configuration
     }
 }
