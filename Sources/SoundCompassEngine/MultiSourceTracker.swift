@@ -16,8 +16,9 @@ import Musl
 ///   in a row without one.
 /// - **Reflections.** Each track smooths its candidates' ``SourceCandidate/echo`` (share
 ///   ``echoSmoothing`` per match). From ``echoLimit`` on it is taken for a reflection of a
-///   stronger source: a tentative track is not confirmed, a source is not reported. The track is
-///   kept, so that the reflection's candidates keep matching it instead of starting new tracks.
+///   stronger source: a tentative track is not confirmed, and a source is dropped (were it a
+///   talker after all, its candidates start a new track, which is confirmed once their echo
+///   falls).
 /// - **Death.** A source not matched for ``deathSeconds``, or for ``patience`` times the frames
 ///   it was matched in if fewer, is dropped. While not matched it keeps its bearing (its
 ///   velocity fades) and is reported inactive once ``activeHoldSeconds`` pass, plus up to
@@ -208,7 +209,8 @@ package final class MultiSourceTracker {
         while t < trackCount {
             let track = tracks[t]
             let dead = track.confirmed
-                ? track.misses > min(deathFrames, Self.patience * track.hits) : track.misses >= Self.tentativeMisses
+                ? track.misses > min(deathFrames, Self.patience * track.hits) || track.echo >= Self.echoLimit
+                : track.misses >= Self.tentativeMisses
             if dead {
                 tracks[t] = tracks[trackCount - 1]
                 trackCount -= 1
@@ -219,9 +221,7 @@ package final class MultiSourceTracker {
         for t in 0..<trackCount where !tracks[t].confirmed && tracks[t].hits >= Self.birthHits && tracks[t].echo < Self.echoLimit {
             var confirmedCount = 0
             var weakest = -1
-            // Reflections (not reported) do not take a source's place.
-            for u in 0..<trackCount
-            where tracks[u].confirmed && tracks[u].echo < Self.echoLimit && tracks[u].misses < Int.max / 2 {
+            for u in 0..<trackCount where tracks[u].confirmed && tracks[u].misses < Int.max / 2 {
                 confirmedCount += 1
                 if tracks[u].misses > inactiveFrames
                     && (weakest < 0 || tracks[u].confidence < tracks[weakest].confidence)
@@ -262,7 +262,7 @@ package final class MultiSourceTracker {
         // Ids are few: pick the next larger one each pass.
         while records.count < capacity {
             var next = -1
-            for t in 0..<trackCount where tracks[t].confirmed && tracks[t].id > lastID && tracks[t].echo < Self.echoLimit {
+            for t in 0..<trackCount where tracks[t].confirmed && tracks[t].id > lastID {
                 if next < 0 || tracks[t].id < tracks[next].id { next = t }
             }
             guard next >= 0 else { break }
