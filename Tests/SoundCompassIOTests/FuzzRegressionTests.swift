@@ -112,4 +112,22 @@ extension FuzzRegressionTests {
             #expect(error.description.hasSuffix("is newer than this soundcompass reads (1); update soundcompass"))
         }
     }
+
+    /// profile crash-ec63817b (CI, 2026-11-24): `"included_angle_deg": 0.02` loads (any angle
+    /// above 0 does), but the profile wrote it with one decimal as 0.0, which does not load.
+    /// Small positive values are now written with the decimals they need.
+    @Test("a profile with a tiny included angle or ILD gain writes JSON that loads back to the same values",
+          arguments: [("coincident", "\"included_angle_deg\": 0.02"), ("coincident", "\"included_angle_deg\": 0.0004"),
+                      ("binaural", "\"ild_gain\": 0.0002")])
+    func tinyPositiveValuesRoundTrip(array: String, field: String) throws {
+        let text = #"{"format": "soundcompass-profile", "version": 1, "array": "\#(array)", "spacing_m": 0.17, "delay_offset_us": 0, "gain_offset_db": 0.5, \#(field), "sample_rate": 48000}"#
+        let profile = try ArrayProfile.parse(text, path: "p.json")
+        let again = try ArrayProfile.parse(profile.json, path: "p.json")
+        if let angle = profile.includedAngleDegrees {
+            #expect(abs((again.includedAngleDegrees ?? 0) - angle) <= 0.5e-3 * angle, "\(profile.json)")
+        }
+        if let gain = profile.ildGain {
+            #expect(abs((again.ildGain ?? 0) - gain) <= 0.5e-3 * gain, "\(profile.json)")
+        }
+    }
 }

@@ -171,6 +171,13 @@ public struct ArrayProfile: Sendable, Equatable {
     /// The profile as JSON text, fields in a fixed order, ending in a newline.
     public var json: String {
         let number = formatFixed
+        /// A value that must stay above 0: with more decimals where `digits` would round it to 0
+        /// (an included angle of 0.02° is valid, "0.0" is not).
+        func positive(_ x: Double, _ digits: Int) -> String {
+            var d = digits
+            while d < 12, x > 0, let written = Double(number(x, d)), written <= 0 { d += 1 }
+            return number(x, d)
+        }
         func string(_ s: String) -> String {
             var bytes: [UInt8] = []
             NumberFormatting.appendJSONString(s, to: &bytes)
@@ -186,10 +193,10 @@ public struct ArrayProfile: Sendable, Equatable {
         lines += [
             "\"delay_offset_us\": \(number(delayOffsetMicroseconds, 2))",
             "\"gain_offset_db\": \(number(gainOffsetDecibels, 3))",
-            "\"ild_gain\": \(ildGain.map { number($0, 3) } ?? "null")",
+            "\"ild_gain\": \(ildGain.map { positive($0, 3) } ?? "null")",
         ]
         if let pattern { lines.append("\"pattern\": \(number(pattern, 3))") }
-        if let includedAngleDegrees { lines.append("\"included_angle_deg\": \(number(includedAngleDegrees, 1))") }
+        if let includedAngleDegrees { lines.append("\"included_angle_deg\": \(positive(includedAngleDegrees, 1))") }
         if midSide { lines.append("\"mid_side\": true") }
         lines += [
             "\"sample_rate\": \(number(sampleRate, sampleRate == sampleRate.rounded() ? 0 : 3))",
