@@ -65,8 +65,8 @@ package struct SourceCandidate: Sendable, Equatable {
 /// refined by a parabola; mapped to an azimuth as the broadband estimate maps its lag (the
 /// binaural model at the frame's low-frequency share).
 ///
-/// A coincident pair has no time difference: its one candidate is the frame's own estimate
-/// (see ``MultiSourceTracker``).
+/// A coincident pair has no time difference: its candidates are the peaks of a histogram of
+/// the bins' principal angles (see `SourceCandidates+Coincident.swift`).
 ///
 /// Life cycle: `init` allocates; ``update(gccPhat:correlated:levelDBFS:aboveGate:)`` and
 /// ``find(spectra:)`` never allocate.
@@ -91,7 +91,7 @@ package final class SourceCandidateFinder {
     /// Fewest frames of ``echoWindowSeconds`` (at long hops the window is longer).
     package static let echoMinimumFrames = 12
 
-    private let configuration: AnalysisConfiguration
+    let configuration: AnalysisConfiguration
     /// Half-width of the averaged lag window, whole samples (the estimator's ``GCCPHAT/searchLag``).
     private let searchLag: Int
     /// The largest physical lag, samples.
@@ -112,6 +112,12 @@ package final class SourceCandidateFinder {
     /// weighted cross-spectra: the average correlation's point-spread function is its cosine
     /// transform (see `sidelobe(at:)`).
     private let binWeights: AlignedFloats
+    /// Coincident pairs: the averaged and the frame's histograms of the bins' principal angles
+    /// (``angleBins`` each; see `SourceCandidates+Coincident.swift`); nil for the other models.
+    let angleAverage: AlignedFloats?
+    let angleFrame: AlignedFloats?
+    /// The bins that vote in the principal-angle histogram.
+    let angleBinRange: Range<Int>
     /// Scratch: the frame's `|G[k]|`.
     private let magnitudes: AlignedFloats
     /// `(1 + cos ωₖ)/2` per bin: the [1 2 1]/4 smoothing in the frequency domain.
@@ -134,11 +140,11 @@ package final class SourceCandidateFinder {
 
     /// The candidates found by the last ``find(spectra:)``, strongest first; `count` of them
     /// are valid.
-    package private(set) var candidates: [SourceCandidate]
+    package internal(set) var candidates: [SourceCandidate]
     /// Number of valid ``candidates``.
-    package private(set) var count = 0
+    package internal(set) var count = 0
     /// The index (lag + searchLag) of each candidate's peak.
-    private var lagIndices: [Int]
+    var lagIndices: [Int]
     /// The averaged frame level, dBFS.
     package var averageLevelDBFS: Double { 10 * log10(averagePower + ChannelLevels.powerFloor) }
 
@@ -161,6 +167,13 @@ package final class SourceCandidateFinder {
         self.candidates = [SourceCandidate](
             repeating: SourceCandidate(azimuth: 0, strength: 0, share: 0), count: max(1, capacity))
         self.lagIndices = [Int](repeating: 0, count: max(1, capacity))
+        let coincident = configuration.array.kind == .coincident
+        self.angleAverage = coincident ? AlignedFloats(count: Self.angleBins) : nil
+        self.angleFrame = coincident ? AlignedFloats(count: Self.angleBins) : nil
+        let binHz = configuration.sampleRate / Double(gccPhat.fftSize)
+        let lowBin = max(1, Int((Self.angleBand.low / binHz).rounded()))
+        let highBin = min(gccPhat.fftSize / 2 - 1, Int((min(Self.angleBand.high, 0.45 * configuration.sampleRate) / binHz).rounded()))
+        self.angleBinRange = lowBin..<max(lowBin, highBin + 1)
         self.binWeights = AlignedFloats(count: gccPhat.fftSize / 2 + 1)
         self.magnitudes = AlignedFloats(count: gccPhat.fftSize / 2 + 1)
         let n = gccPhat.fftSize
@@ -179,6 +192,7 @@ package final class SourceCandidateFinder {
     /// Forgets the average.
     package func reset() {
         average.zero()
+        angleAverage?.zero()
         binWeights.zero()
         averagePower = 0
         count = 0
@@ -197,6 +211,13 @@ package final class SourceCandidateFinder {
     package func update(
         gccPhat: GCCPHAT, spectra: FrameSpectra, correlated: Bool, levelDBFS: Double, aboveGate: Bool, weight: Double = 1
     ) {
+        if angleAverage != nil {
+            // A coincident pair: its candidates come from the bins' principal angles.
+            updateAngles(spectra: spectra, counts: aboveGate, weight: Float(weight), smoothing: smoothing)
+            let power = aboveGate ? pow(10, levelDBFS / 10) : 0
+            averagePower += Double(smoothing) * (power - averagePower)
+            return
+        }
         let a = smoothing, K = searchLag, n = fftSize
         let avg = average.baseAddress
         let counts = correlated && aboveGate
@@ -224,6 +245,7 @@ package final class SourceCandidateFinder {
     /// Finds the candidates of the current average into ``candidates``.
     /// - Parameter spectra: the frame's spectra (binaural: for the low-frequency share).
     package func find(spectra: FrameSpectra) {
+        if angleAverage != nil { return findAngles() }
         count = 0
         let K = searchLag
         let avg = average.baseAddress, y = smoothed.baseAddress
@@ -285,20 +307,6 @@ package final class SourceCandidateFinder {
             }
             candidates[j].echo = echo
         }
-    }
-
-    /// A coincident pair's candidate: the frame's own estimate, when the frame is active and
-    /// its confidence at least 0.1 (no candidate otherwise). The level average is kept by
-    /// ``update(gccPhat:correlated:levelDBFS:aboveGate:)`` as for the other models.
-    /// - Parameters:
-    ///   - azimuth: the frame's azimuth, degrees.
-    ///   - confidence: the frame's confidence, 0…1.
-    ///   - active: whether the frame is active.
-    package func findSingle(azimuth: Double, confidence: Double, active: Bool) {
-        count = 0
-        guard active, confidence >= 0.1 else { return }
-        candidates[0] = SourceCandidate(azimuth: azimuth, strength: confidence, share: 1)
-        count = 1
     }
 
     /// How far the smoothed average's peak at index `i` stands out: its height over the higher

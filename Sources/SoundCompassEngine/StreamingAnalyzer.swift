@@ -315,12 +315,7 @@ public final class StreamingAnalyzer {
         candidates.update(
             gccPhat: estimator.gccPhat, spectra: spectra, correlated: estimate.delay.peakHeight > 0,
             levelDBFS: estimate.levels.levelDBFS, aboveGate: estimate.aboveGate, weight: tailWeight)
-        if configuration.array.kind == .coincident {
-            // No time difference: the frame's own (level-cue) estimate is the one candidate.
-            candidates.findSingle(azimuth: record.rawAzimuth, confidence: record.confidence, active: record.active)
-        } else {
-            candidates.find(spectra: spectra)
-        }
+        candidates.find(spectra: spectra)
         tracker.update(
             candidates: candidates.candidates, count: candidates.count, averageLevelDBFS: candidates.averageLevelDBFS,
             into: &record.sources)

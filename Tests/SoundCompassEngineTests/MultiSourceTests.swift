@@ -199,15 +199,29 @@ struct MultiSourceTests {
         #expect(throws: ConfigurationError.badSourceWindow(0.01)) { try config.validate() }
     }
 
-    @Test("a coincident pair: no more than one source, near the talker")
-    func coincident() throws {
-        let scene = Scene(
-            sampleRate: Self.sampleRate, duration: 4, microphones: .coincident(halfAngle: 45),
-            sources: [Source(.speech, azimuth: 30, levelDBFS: -20, seed: 11)], noise: SensorNoise(snrDecibels: 20, seed: 5))
-        let config = AnalysisConfiguration(sampleRate: Self.sampleRate, array: ArrayModel(kind: .coincident))
-        let records = try analyze(scene.render(), configuration: config).filter { $0.time >= 1 }
-        #expect(records.allSatisfy { $0.sources.count <= 1 })
-        let near = records.filter { $0.sources.contains { abs($0.azimuth - 30) <= 10 } }.count
-        #expect(Double(near) >= 0.8 * Double(records.count), "\(near) of \(records.count)")
+    /// Talkers at `azimuths` before an XY pair of cardioids at 90° (the default coincident model).
+    static func coincidentScene(_ azimuths: [Double]) -> Scene {
+        var scene = Self.scene(azimuths)
+        scene.microphones = .coincident(halfAngle: 45)
+        return scene
+    }
+
+    static let coincidentConfiguration = AnalysisConfiguration(sampleRate: sampleRate, array: ArrayModel(kind: .coincident))
+
+    // Measured (XY cardioids, seeds as above): two talkers 1.000 / 1.000, false 0.000, no id
+    // switch; one talker at 30° or −60°: 1.000, a second source in 0.0 % of the frames.
+    @Test("a coincident pair: two talkers at −40° and +30° from the bins' level ratios, each within 10° in ≥ 85 %")
+    func coincidentTwoTalkers() throws {
+        let f = try Self.figures(Self.coincidentScene([-40, 30]), configuration: Self.coincidentConfiguration)
+        #expect(f.hitRates.allSatisfy { $0 >= 0.85 }, "\(f)")
+        #expect(f.falseShare <= 0.10, "\(f)")
+    }
+
+    @Test("a coincident pair: one talker gives one source", arguments: [30.0, -60.0])
+    func coincidentOneTalker(azimuth: Double) throws {
+        let f = try Self.figures(Self.coincidentScene([azimuth]), configuration: Self.coincidentConfiguration)
+        #expect(f.hitRates[0] >= 0.95, "\(f)")
+        #expect(f.multipleShare <= 0.05, "\(f)")
+        #expect(f.falseShare <= 0.05, "\(f)")
     }
 }
