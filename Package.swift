@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -150,5 +150,27 @@ if Context.environment["SOUNDCOMPASS_FUZZ"] == "1" {
             name: "FuzzOptions", dependencies: ["FuzzSupport", "SoundCompass", "SoundCompassCLI"], path: "Fuzz/Options",
             linkerSettings: [.unsafeFlags(
                 (Context.environment["SOUNDCOMPASS_FUZZ_CLI_OBJECTS"] ?? "").split(separator: " ").map(String.init))]),
+    ]
+}
+
+// MARK: - Per-stage micro-benchmarks (Benchmarks/Stages, run by scripts/stage-benchmarks): declared
+// only when SOUNDCOMPASS_BENCHMARKS=1, so the everyday build and test never fetch or build
+// package-benchmark. Its "MallocInterposer" trait counts allocations (and needs tools 6.1).
+if Context.environment["SOUNDCOMPASS_BENCHMARKS"] == "1" {
+    package.dependencies += [
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+    ]
+    package.targets += [
+        .executableTarget(
+            name: "StageBenchmarks",
+            dependencies: [
+                "SoundCompassEngine", "SoundCompassIO", "TestSignals",
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/Stages",
+            // package-benchmark's closures capture each benchmark's (non-Sendable) engine state.
+            swiftSettings: [.swiftLanguageMode(.v5)],
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ]
 }

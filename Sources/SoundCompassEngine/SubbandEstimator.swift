@@ -39,7 +39,7 @@ package final class SubbandEstimator {
     ///   - gccPhat: the broadband time-difference estimator whose frames' spectra
     ///     ``estimate(spectra:broadband:active:into:)`` is given (its FFT size sets the bands'
     ///     bin ranges).
-    init(bands: [BandSpec], configuration: AnalysisConfiguration, gccPhat: GCCPHAT) {
+    package init(bands: [BandSpec], configuration: AnalysisConfiguration, gccPhat: GCCPHAT) {
         let fs = configuration.sampleRate
         let fftSize = gccPhat.fftSize
         self.gccPhat = gccPhat
@@ -61,15 +61,15 @@ package final class SubbandEstimator {
     }
 
     /// Filters `count` new samples that sit at `offset` in the analyzer's frame buffers.
-    func filter(left: UnsafePointer<Float>, right: UnsafePointer<Float>, offset: Int, count: Int) {
+    package func filter(left: UnsafePointer<Float>, right: UnsafePointer<Float>, offset: Int, count: Int) {
         bank.filter(left: left, right: right, offset: offset, count: count)
     }
 
     /// Drops the first `hop` samples of every band frame, keeping `keep` samples.
-    func shift(hop: Int, keep: Int) { bank.shift(hop: hop, keep: keep) }
+    package func shift(hop: Int, keep: Int) { bank.shift(hop: hop, keep: keep) }
 
     /// Clears the filters' state and the band frames.
-    func reset() { bank.reset() }
+    package func reset() { bank.reset() }
 
     /// Fills `records` (one per band, in order) for the current frame.
     /// - Parameters:
@@ -80,7 +80,7 @@ package final class SubbandEstimator {
     ///     and no loudest band.
     ///   - records: `bands.count` records, updated in place.
     @inline(never)  // a stage of its own in Benchmarks/profile.py
-    func estimate(spectra: FrameSpectra, broadband: FrameEstimate, active: Bool, into records: inout [BandRecord]) {
+    package func estimate(spectra: FrameSpectra, broadband: FrameEstimate, active: Bool, into records: inout [BandRecord]) {
         let config = configuration
         let model = config.array
         let fs = config.sampleRate
@@ -135,7 +135,7 @@ package final class SubbandEstimator {
     }
 
     /// Empty records for the bands (name and edges filled).
-    func makeRecords() -> [BandRecord] {
+    package func makeRecords() -> [BandRecord] {
         bands.map { BandRecord(name: $0.name, lowHz: $0.low, highHz: $0.high, azimuth: 0, confidence: 0, levelDBFS: AnalysisRecord.silenceDBFS) }
     }
 }
