@@ -63,7 +63,7 @@ package final class MultiSourceTracker {
     /// Largest velocity, degrees per second.
     package static let maximumSpeed = 120.0
     /// Smoothed ``SourceCandidate/echo`` from which a track counts as a reflection of a
-    /// stronger source: not confirmed, not reported. Independent talkers measured −0.5…0
+    /// stronger source: not confirmed, or dropped. Independent talkers measured −0.5…0
     /// (frame by frame, one talker's peak falls when the other's rises: they share the bins);
     /// the reflections of one talker in a room +0.3…+0.5.
     package static let echoLimit = 0.3
@@ -204,7 +204,6 @@ package final class MultiSourceTracker {
     /// Confirms tentative tracks with enough hits, drops tracks missed too long.
     private func retire() {
         let deathFrames = Int((Self.deathSeconds / hop).rounded(.up))
-        let inactiveFrames = Int((Self.activeHoldSeconds / hop).rounded(.up))
         var t = 0
         while t < trackCount {
             let track = tracks[t]
@@ -223,7 +222,8 @@ package final class MultiSourceTracker {
             var weakest = -1
             for u in 0..<trackCount where tracks[u].confirmed && tracks[u].misses < Int.max / 2 {
                 confirmedCount += 1
-                if tracks[u].misses > inactiveFrames
+                // Only a source reported inactive (see `write`) can give way.
+                if Double(tracks[u].misses) * hop > holdSeconds(confidence: tracks[u].confidence)
                     && (weakest < 0 || tracks[u].confidence < tracks[weakest].confidence)
                 {
                     weakest = u

@@ -51,8 +51,8 @@ package struct SourceCandidate: Sendable, Equatable {
 /// its peak rises and falls with the source's, frame by frame; two talkers' peaks do not (they
 /// share the bins, so one falls when the other rises). ``SourceCandidate/echo`` measures it:
 /// the correlation coefficient of a candidate's per-frame values with a stronger candidate's
-/// over the last ``echoWindowSeconds``; ``MultiSourceTracker`` does not report tracks whose
-/// candidates look like echoes.
+/// over the last ``echoWindowSeconds``; ``MultiSourceTracker`` does not confirm, or drops, a
+/// track whose candidates look like echoes.
 ///
 /// **Peaks.** The average is smoothed by [1 2 1]/4 first: a whitened spectrum up to Nyquist
 /// makes a peak at a fractional lag ring at ±1, ±2 … samples, which would read as sources next
@@ -68,8 +68,8 @@ package struct SourceCandidate: Sendable, Equatable {
 /// A coincident pair has no time difference: its candidates are the peaks of a histogram of
 /// the bins' principal angles (see `SourceCandidates+Coincident.swift`).
 ///
-/// Life cycle: `init` allocates; ``update(gccPhat:correlated:levelDBFS:aboveGate:)`` and
-/// ``find(spectra:)`` never allocate.
+/// Life cycle: `init` allocates; ``update(gccPhat:spectra:correlated:levelDBFS:aboveGate:weight:)``
+/// and ``find(spectra:)`` never allocate.
 package final class SourceCandidateFinder {
     /// Lowest height of a candidate's peak in the averaged correlation.
     package static let absoluteFloor = 0.05
@@ -203,11 +203,14 @@ package final class SourceCandidateFinder {
     /// Adds a frame to the average.
     /// - Parameters:
     ///   - gccPhat: the estimator, right after its `estimate` of this frame.
+    ///   - spectra: that frame's spectra (the bins' weights; a coincident pair's level ratios).
     ///   - correlated: true when that estimate found a correlation (its peak height is above
     ///     0); otherwise the frame adds nothing (the average only decays).
     ///   - levelDBFS: the frame's level.
     ///   - aboveGate: whether the frame is louder than the silence gate; a quieter one adds
     ///     nothing.
+    ///   - weight: the frame's tail weight (``TailWeighting``), 0…1: its values enter the
+    ///     average times this, so a falling frame (the room's decay) counts less.
     package func update(
         gccPhat: GCCPHAT, spectra: FrameSpectra, correlated: Bool, levelDBFS: Double, aboveGate: Bool, weight: Double = 1
     ) {
