@@ -49,13 +49,16 @@ delayed by the direct path, is within 20 dB of its loudest frame (MULTI_FLOOR). 
   * SRP-PHAT and NormMUSIC: as many of the highest peaks as there are true sources, per 0.25 s block
     (a source is active in a block when it is active on half its samples), scored the same way.
 --max-sources N and --source-window S are passed to soundcompass (default: its own, 3 and 0.3 s);
+--coincident renders the same scenes for an XY pair of cardioids at 90 degrees at the centre instead
+of the spaced pair and runs `soundcompass --array coincident` (no pyroomacoustics columns: their
+methods need a time difference);
 --detail prints per-layout figures
 and those of active sources with a confidence of at least 0.1 to stderr.
 
 Usage: Benchmarks/accuracy/evaluate.py [--quick] [--markdown] [--only KIND:RT60:SNR] [--cache DIR]
                                        [--snrs 5,10,20]
        Benchmarks/accuracy/evaluate.py --multi [--markdown] [--cache DIR] [--max-sources N] [--source-window S]
-                                       [--detail]
+                                       [--coincident] [--detail]
   --only KIND:RT60:SNR   one condition, e.g. speech:0.6:10 or diffuse:0.3:0
   --cache DIR            keep the room renders in DIR (keyed by their parameters) for re-runs
   --snrs LIST            the sensor-noise SNRs of the speech rows, dB
@@ -76,6 +79,8 @@ from scipy.signal import resample_poly
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BINARY = os.environ.get("SOUNDCOMPASS_BINARY") or os.path.join(ROOT, ".build", "release", "soundcompass")
 CACHE = None
+# --multi --coincident: an XY pair of cardioids instead of the spaced pair (see room()).
+COINCIDENT = False
 FS = 16000
 SPACING = 0.15
 ROOM = [6.0, 5.0, 3.0]
@@ -173,12 +178,22 @@ def position(azimuth):
 
 
 def room(rt60):
-    """The shoebox with the pair; `rt60` 0 is anechoic (the direct path only)."""
+    """The shoebox with the pair; `rt60` 0 is anechoic (the direct path only). With COINCIDENT,
+    the pair is an XY pair of cardioids at 90 degrees at the centre (pyroomacoustics directivities),
+    as `soundcompass --array coincident` assumes by default."""
     if rt60 == 0:
         r = pra.ShoeBox(ROOM, fs=FS, max_order=0)
     else:
         absorption, max_order = pra.inverse_sabine(rt60, ROOM)
         r = pra.ShoeBox(ROOM, fs=FS, materials=pra.Material(absorption), max_order=max_order)
+    if COINCIDENT:
+        from pyroomacoustics.directivities import Cardioid, DirectionVector
+        # Our azimuth runs from +y (ahead) towards +x (right); pyroomacoustics' from +x towards +y.
+        aim = [Cardioid(orientation=DirectionVector(azimuth=90 - a, colatitude=90, degrees=True), gain=1.0)
+               for a in (-45, 45)]
+        mics = np.array([[CENTRE[0]] * 2, [CENTRE[1]] * 2, [CENTRE[2]] * 2])
+        r.add_microphone_array(pra.MicrophoneArray(mics, FS, directivity=aim))
+        return r
     mics = np.array([[CENTRE[0] - SPACING / 2, CENTRE[0] + SPACING / 2], [CENTRE[1]] * 2, [CENTRE[2]] * 2])
     r.add_microphone_array(pra.MicrophoneArray(mics, FS))
     return r
@@ -422,7 +437,7 @@ def talker(index, seconds):
 
 def render_static(name, dry, azimuth, rt60):
     """The two microphone signals of `dry` from `azimuth` (cached under `name`)."""
-    return cached(("multi", name, len(dry), rt60, azimuth, pra.__version__),
+    return cached(("multi", name, len(dry), rt60, azimuth, pra.__version__) + (("xy",) if COINCIDENT else ()),
                   lambda: render(dry, lambda t: float(azimuth), rt60))
 
 
@@ -454,7 +469,8 @@ def multi_soundcompass(signals, max_sources, source_window=None):
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "x.wav")
         wavfile.write(path, FS, (signals.T / max(1.0, np.abs(signals).max() * 1.01)).astype(np.float32))
-        args = [BINARY, "analyze", path, "--format", "jsonl", "-q", "--spacing", str(SPACING)]
+        args = [BINARY, "analyze", path, "--format", "jsonl", "-q"]
+        args += ["--array", "coincident"] if COINCIDENT else ["--spacing", str(SPACING)]
         if max_sources is not None:
             args += ["--max-sources", str(max_sources)]
         if source_window is not None:
@@ -548,7 +564,8 @@ def sample_activity(dry, floor, frame=512, delay=DISTANCE / 343.0):
 
 
 def multi_main():
-    global CACHE
+    global CACHE, COINCIDENT
+    COINCIDENT = "--coincident" in sys.argv
     if "--cache" in sys.argv:
         CACHE = sys.argv[sys.argv.index("--cache") + 1]
         os.makedirs(CACHE, exist_ok=True)
@@ -561,7 +578,8 @@ def multi_main():
     snr = 20
     seconds = MULTI_SECONDS
     dry_cache = {}
-    methods = ["SRP", "NormMUSIC"]
+    # The pyroomacoustics methods need a time difference, which a coincident pair does not have.
+    methods = [] if COINCIDENT else ["SRP", "NormMUSIC"]
     header = ["scene", "RT60 s",
               "SoundCompass active sources: within 10° (worst source) / median ° / false",
               "SoundCompass all listed sources: within 10° (worst source) / median ° / false",
@@ -607,7 +625,8 @@ def multi_main():
                       + (f"; ghost-free {100 * (1 - run_score.ghost_frames / max(1, run_score.single_frames)):.0f}%"
                          if single else ""), file=sys.stderr, flush=True)
             scores["listed"].add(truths, frame_masks, listed)
-            pyroom_multi(noisy, truths, masks, methods, scores)
+            if methods:
+                pyroom_multi(noisy, truths, masks, methods, scores)
         cells = [label, "anechoic" if rt60 == 0 else f"{rt60:.1f}"]
         for k in ["active", "listed"] + methods:
             cells.append(scores[k].cells(single and k in ("active", "listed"))[0])
