@@ -82,18 +82,13 @@ public struct RotatingListener: Sendable, Equatable {
     /// ``truthCSV(step:)`` in pieces of whole lines (about 64 kB each), passed to
     /// `write` in order, for a long scene.
     public func truthCSV(step: Double = 0.01, _ write: (String) throws -> Void) rethrows {
-        var text = "time,azimuth,yaw,world_azimuth,hemisphere\n"
-        var i = 0
-        while Double(i) * step < scene.duration {
-            let t = Double(i) * step
-            i += 1
-            guard let world = scene.azimuth(at: t), let relative = relativeAzimuth(at: t) else { continue }
+        let header = "time,azimuth,yaw,world_azimuth,hemisphere\n"
+        try writeTimeGridCSV(header: header, duration: scene.duration, step: step, write) { t, text in
+            guard let world = scene.azimuth(at: t), let relative = relativeAzimuth(at: t) else { return }
             let hemisphere = abs(relative) < 90 ? "front" : abs(relative) > 90 ? "back" : "side"
             text += "\(formatted(t, 3)),\(formatted(relative, 3)),\(formatted(wrapDegrees(yaw.yaw(at: t)), 3)),"
                 + "\(formatted(wrapDegrees(world), 3)),\(hemisphere)\n"
-            if text.utf8.count >= csvPieceLength { try write(text); text = "" }
         }
-        try write(text)
     }
 
     /// What the IMU logs, and how.

@@ -13,19 +13,12 @@ extension Scene {
     /// ``sourceTruthCSV(step:)`` in pieces of whole lines (about 64 kB each), passed to
     /// `write` in order, for a long scene.
     public func sourceTruthCSV(step: Double = 0.01, _ write: (String) throws -> Void) rethrows {
-        var text = "time,id,azimuth,active\n"
-        var t = 0.0
-        var i = 0
-        while t < duration {
+        try writeTimeGridCSV(header: "time,id,azimuth,active\n", duration: duration, step: step, write) { t, text in
             let time = formatted(t, 3)
             for (k, source) in sources.enumerated() {
                 let on = t >= source.start && t < (source.end ?? duration)
                 text += "\(time),\(k + 1),\(formatted(source.path.azimuth(at: t), 3)),\(on ? 1 : 0)\n"
             }
-            if text.utf8.count >= csvPieceLength { try write(text); text = "" }
-            i += 1
-            t = Double(i) * step
         }
-        try write(text)
     }
 }

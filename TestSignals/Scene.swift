@@ -311,18 +311,9 @@ public struct Scene: Sendable, Equatable {
     /// ``truthCSV(step:)`` in pieces of whole lines (about 64 kB each), passed to `write`
     /// in order, for a long scene.
     public func truthCSV(step: Double = 0.01, _ write: (String) throws -> Void) rethrows {
-        var text = "time,azimuth\n"
-        var t = 0.0
-        var i = 0
-        while t < duration {
-            if let azimuth = azimuth(at: t) {
-                text += "\(formatted(t, 3)),\(formatted(azimuth, 3))\n"
-                if text.utf8.count >= csvPieceLength { try write(text); text = "" }
-            }
-            i += 1
-            t = Double(i) * step
+        try writeTimeGridCSV(header: "time,azimuth\n", duration: duration, step: step, write) { t, text in
+            if let azimuth = azimuth(at: t) { text += "\(formatted(t, 3)),\(formatted(azimuth, 3))\n" }
         }
-        try write(text)
     }
 
     /// Fades samples `offset..<offset + signal.count` of a source of `count` samples: raised
@@ -373,6 +364,23 @@ struct RenderedSpan {
 
 /// Bytes of CSV text gathered before it is passed on.
 let csvPieceLength = 1 << 16
+
+/// Writes `header`, then the lines `rows` appends for each time `0, step, 2·step, …` below
+/// `duration` (none for a time it skips), to `write` in pieces of whole lines of about
+/// ``csvPieceLength`` bytes: the time grid of the truth files.
+func writeTimeGridCSV(
+    header: String, duration: Double, step: Double, _ write: (String) throws -> Void,
+    rows: (_ time: Double, _ text: inout String) -> Void
+) rethrows {
+    var text = header
+    var i = 0
+    while Double(i) * step < duration {
+        rows(Double(i) * step, &text)
+        i += 1
+        if text.utf8.count >= csvPieceLength { try write(text); text = "" }
+    }
+    try write(text)
+}
 
 /// `value` with `decimals` places, for CSV text.
 func formatted(_ value: Double, _ decimals: Int) -> String {
