@@ -621,7 +621,7 @@ def multi_main():
                 shares = ", ".join(f"{a:+.0f}°: {100 * h / max(1, n):.0f}%"
                                    for a, h, n in zip(truths, run_score.hits, run_score.active))
                 print(f"  {label}, RT60 {rt60}: active sources within 10°: {shares}; false "
-                      f"{100 * run_score.false / max(1, run_score.reported):.0f}%"
+                      f"{100 * run_score.false / max(1, run_score.reported):.1f}%"
                       + (f"; ghost-free {100 * (1 - run_score.ghost_frames / max(1, run_score.single_frames)):.0f}%"
                          if single else ""), file=sys.stderr, flush=True)
             scores["listed"].add(truths, frame_masks, listed)

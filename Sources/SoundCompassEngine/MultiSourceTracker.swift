@@ -18,7 +18,8 @@ import Musl
 ///   ``echoSmoothing`` per match). From ``echoLimit`` on it is taken for a reflection of a
 ///   stronger source: a tentative track is not confirmed, and a source is dropped (were it a
 ///   talker after all, its candidates start a new track, which is confirmed once their echo
-///   falls).
+///   falls). Of two co-varying candidates, the one that continues the older source is taken
+///   for the direct path, whichever peak is higher in the frame (see `assignEchoes`).
 /// - **Death.** A source not matched for ``deathSeconds``, or for ``patience`` times the frames
 ///   it was matched in if fewer, is dropped. While not matched it keeps its bearing (its
 ///   velocity fades) and is reported inactive once ``activeHoldSeconds`` pass, plus up to
@@ -95,6 +96,10 @@ package final class MultiSourceTracker {
     private var nextID = 1
     /// Whether each candidate of this frame is taken by a track.
     private var taken: [Bool]
+    /// The track each candidate of this frame went to (−1: none).
+    private var trackOf: [Int]
+    /// Each candidate's echo as the tracks take it (see `assignEchoes`).
+    private var echoes: [Double]
 
     /// - Parameters:
     ///   - configuration: the analysis settings (``AnalysisConfiguration/maxSources`` > 0).
@@ -106,6 +111,8 @@ package final class MultiSourceTracker {
         // Sources plus as many tentative tracks.
         self.tracks = [Track](repeating: Track(), count: 2 * max(1, configuration.maxSources) + candidateCapacity)
         self.taken = [Bool](repeating: false, count: max(1, candidateCapacity))
+        self.trackOf = [Int](repeating: -1, count: max(1, candidateCapacity))
+        self.echoes = [Double](repeating: 0, count: max(1, candidateCapacity))
     }
 
     /// Forgets every track; ids start from 1 again.
@@ -146,7 +153,7 @@ package final class MultiSourceTracker {
 
     /// Matches candidates to tracks, nearest pair first, and updates the matched tracks.
     private func associate(candidates: [SourceCandidate], count: Int, averageLevelDBFS: Double) {
-        for j in 0..<count { taken[j] = false }
+        for j in 0..<count { taken[j] = false; trackOf[j] = -1 }
         while true {
             var bestTrack = -1, bestCandidate = -1
             var bestDistance = Self.gateDegrees
@@ -159,6 +166,7 @@ package final class MultiSourceTracker {
             }
             guard bestTrack >= 0 else { break }
             taken[bestCandidate] = true
+            trackOf[bestCandidate] = bestTrack
             let candidate = candidates[bestCandidate]
             var track = tracks[bestTrack]
             let innovation = candidate.azimuth - track.azimuth
@@ -173,17 +181,39 @@ package final class MultiSourceTracker {
             track.hits += 1
             track.misses = 0
             track.matched = true
-            track.echo += Self.echoSmoothing * (candidate.echo - track.echo)
             let evidence = min(1, candidate.share * candidate.strength / Self.fullStrength)
             track.confidence += smoothing * (evidence - track.confidence)
             let level = averageLevelDBFS + 10 * log10(max(candidate.share, 1e-6))
             track.levelDBFS = track.hits == 1 ? level : track.levelDBFS + smoothing * (level - track.levelDBFS)
             tracks[bestTrack] = track
         }
+        assignEchoes(candidates: candidates, count: count)
+        for j in 0..<count where trackOf[j] >= 0 && tracks[trackOf[j]].matched {
+            tracks[trackOf[j]].echo += Self.echoSmoothing * (echoes[j] - tracks[trackOf[j]].echo)
+        }
         for t in 0..<trackCount where !tracks[t].matched {
             tracks[t].misses += 1
             tracks[t].velocity *= 0.8
             tracks[t].confidence -= smoothing * tracks[t].confidence
+        }
+    }
+
+    /// Decides which of two co-varying candidates is the reflection, into `echoes`. The finder
+    /// blames the weaker one (``SourceCandidate/echoPartner`` is the stronger). When the weaker
+    /// one continues a source confirmed before the stronger one's track (or the stronger one
+    /// has no source yet), the stronger one is the newcomer and takes the blame instead: a
+    /// reflection is not heard before its source, so the source found first is the direct
+    /// path. (In a room, the direct path and a reflection often trade places as the stronger
+    /// peak; blaming the weaker one then dropped the talker and kept the wall.)
+    private func assignEchoes(candidates: [SourceCandidate], count: Int) {
+        for j in 0..<count { echoes[j] = candidates[j].echo }
+        for j in 0..<count {
+            let i = candidates[j].echoPartner
+            guard i >= 0, i < count, trackOf[j] >= 0, tracks[trackOf[j]].confirmed else { continue }
+            // The older source keeps its place: ids grow with the time of confirmation.
+            if trackOf[i] >= 0 && tracks[trackOf[i]].confirmed && tracks[trackOf[i]].id < tracks[trackOf[j]].id { continue }
+            echoes[i] = max(echoes[i], candidates[j].echo)
+            echoes[j] = 0
         }
     }
 
@@ -194,7 +224,7 @@ package final class MultiSourceTracker {
             track.azimuth = candidates[j].azimuth
             track.hits = 1
             track.matched = true
-            track.echo = candidates[j].echo
+            track.echo = echoes[j]
             track.confidence = smoothing * min(1, candidates[j].share * candidates[j].strength / Self.fullStrength)
             tracks[trackCount] = track
             trackCount += 1

@@ -19,6 +19,17 @@ package struct SourceCandidate: Sendable, Equatable {
     /// (0 for the strongest, or while too few frames are known). Near 1 for a reflection of a
     /// stronger source, near 0 or negative for an independent one.
     package var echo: Double = 0
+    /// The index, among the frame's candidates, of the stronger candidate behind ``echo`` (−1
+    /// when `echo` is 0).
+    package var echoPartner: Int = -1
+
+    package init(azimuth: Double, strength: Double, share: Double, echo: Double = 0, echoPartner: Int = -1) {
+        self.azimuth = azimuth
+        self.strength = strength
+        self.share = share
+        self.echo = echo
+        self.echoPartner = echoPartner
+    }
 }
 
 /// The directions heard in the last fraction of a second: the peaks of the frames' GCC-PHAT
@@ -304,11 +315,13 @@ package final class SourceCandidateFinder {
             candidates[j].share = total > 0 ? candidates[j].strength / total : 0
         }
         for j in 0..<count {
-            var echo = 0.0
+            var echo = 0.0, partner = -1
             for i in 0..<j where mainLobeShare(lagIndex(of: j) - lagIndex(of: i)) < Self.echoLobeLimit {
-                echo = max(echo, covariation(lagIndex(of: i), lagIndex(of: j)))
+                let c = covariation(lagIndex(of: i), lagIndex(of: j))
+                if c > echo { echo = c; partner = i }
             }
             candidates[j].echo = echo
+            candidates[j].echoPartner = partner
         }
     }
 
