@@ -21,8 +21,14 @@ separately.
 Renders are cached under $SOUNDCOMPASS_EVALCACHE (default /tmp/soundcompass-hrir-cache) by
 their parameters, so re-runs only re-run soundcompass.
 
-Usage: Benchmarks/accuracy/hrir.py [--binary PATH] [--head-radius M] [--only speech|noise]
-                                   [--markdown] [--snr DB]
+With --calibrate, the head is first calibrated the way a user calibrates their own head or
+dummy head (Docs/Calibration.md): a stepped sweep of white noise (a seed of its own, not the
+scored noise) through KEMAR's HRIRs from -60 to +60 degrees, 1 s at each 5 degrees, with a
+truth CSV, goes through `soundcompass calibrate --array binaural`, and the scenes are then
+analysed with the profile it writes (`--profile`) instead of the default head.
+
+Usage: Benchmarks/accuracy/hrir.py [--binary PATH] [--head-radius M | --calibrate]
+                                   [--only speech|noise] [--markdown] [--snr DB]
 """
 import json
 import os
@@ -99,8 +105,39 @@ def render(kind, azimuth, hrir, dry, snr):
     return path
 
 
-def analyse(binary, path, truth, radius):
-    command = [binary, "analyze", path, "--format", "jsonl", "-q", "--array", "binaural"]
+SWEEP_AZIMUTHS = list(range(-60, 61, 5))
+SWEEP_STEP = 1.0  # seconds at each azimuth
+
+
+def calibrate(binary, hrirs, snr):
+    """Renders the stepped sweep and its truth, runs `calibrate`; returns the profile's path."""
+    dry = np.random.default_rng(11).standard_normal(int(SWEEP_STEP * FS)) * 0.05
+    parts = [np.stack([fftconvolve(dry, hrirs[a][:, ch])[: len(dry)] for ch in (0, 1)]) for a in SWEEP_AZIMUTHS]
+    wet = np.concatenate(parts, axis=1)
+    power = np.mean(wet ** 2)
+    wet += np.random.default_rng(12).standard_normal(wet.shape) * np.sqrt(power / 10 ** (snr / 10))
+    os.makedirs(CACHE, exist_ok=True)
+    path = os.path.join(CACHE, f"kemar-sweep-snr{snr:g}.wav")
+    wavfile.write(path, FS, (wet.T / max(1.0, np.abs(wet).max() * 1.01)).astype(np.float32))
+    truth = os.path.join(CACHE, f"kemar-sweep-snr{snr:g}.truth.csv")
+    with open(truth, "w") as f:
+        f.write("time,azimuth\n")
+        for i, a in enumerate(SWEEP_AZIMUTHS):
+            for t in np.arange(i * SWEEP_STEP, (i + 1) * SWEEP_STEP, 0.01):
+                f.write(f"{t:.3f},{a}\n")
+    profile = os.path.join(CACHE, f"kemar-sweep-snr{snr:g}.profile.json")
+    report = subprocess.run([binary, "calibrate", path, "--array", "binaural", "--truth", truth, "-o", profile],
+                            check=True, capture_output=True, text=True).stderr
+    print(report.strip(), file=sys.stderr)
+    return profile
+
+
+def analyse(binary, path, truth, radius, profile=None):
+    command = [binary, "analyze", path, "--format", "jsonl", "-q"]
+    if profile is not None:
+        command += ["--profile", profile]
+    else:
+        command += ["--array", "binaural"]
     if radius is not None:
         command += ["--head-radius", str(radius)]
     out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
@@ -126,13 +163,14 @@ def main():
     if not os.path.exists(binary):
         subprocess.run(["swift", "build", "-c", "release", "--product", "soundcompass"], cwd=ROOT, check=True)
     hrirs = kemar_horizontal()
+    profile = calibrate(binary, hrirs, snr) if "--calibrate" in sys.argv else None
     dry = {"speech": speech(), "noise": white(7)}
     azimuths = sorted(hrirs, key=lambda a: (abs(a) > 90, a))
     table = {}
     for kind in kinds:
         for azimuth in azimuths:
             path = render(kind, azimuth, hrirs[azimuth], dry[kind], snr)
-            errors, frames = analyse(binary, path, folded(azimuth), radius)
+            errors, frames = analyse(binary, path, folded(azimuth), radius, profile)
             table[(kind, azimuth)] = (errors, frames)
     if markdown:
         print("| azimuth | scored as | " + " | ".join(f"{k} median error / active" for k in kinds) + " |")
