@@ -1,11 +1,20 @@
 #!/usr/bin/env python3
 """Accuracy on a real head: SoundCompass's binaural model against measured HRIRs.
 
-An evaluation that prints figures, not a test. It needs slab (`pip install slab`, which ships
-the MIT KEMAR HRIR set: 44.1 kHz, 512 taps, sources at 1.4 m) and `apt-get install espeak-ng`
-besides the release build of soundcompass.
+An evaluation that prints figures, not a test. It needs `apt-get install espeak-ng`, the
+release build of soundcompass, and the measured heads, which ship inside PyPI wheels:
 
-Scenes (44.1 kHz): speech (espeak-ng, the sentences of evaluate.py) and white noise (seeded),
+- `kemar` (the default): the MIT KEMAR dummy head (normal pinna, 44.1 kHz, 512 taps, sources
+  at 1.4 m), inside slab's wheel (`pip install slab`);
+- `sonicom-1`, `sonicom-2`: two human listeners of the SONICOM project (Imperial College
+  London, in-ear microphones with blocked ear canals, 48 kHz, 256 taps, sources at 1.5 m,
+  every 5 degrees in the horizontal plane), the example SOFA files inside the
+  spatialaudiometrics wheel (`pip install --no-deps spatialaudiometrics`), read with h5py
+  (`pip install h5py`).
+
+`--head NAME` picks one, `--head all` runs the three one after the other.
+
+Scenes (at the head's sample rate): speech (espeak-ng, the sentences of evaluate.py) and white noise (seeded),
 4 s each, convolved with KEMAR's HRIRs (normal pinna) at 0 degrees elevation for every 5
 degrees, plus uncorrelated sensor noise at 30 dB SNR (seeded; like evaluate.py's quietest
 condition, so that bins without signal are not perfectly coherent). slab's azimuth runs
@@ -27,8 +36,9 @@ scored noise) through KEMAR's HRIRs from -60 to +60 degrees, 1 s at each 5 degre
 truth CSV, goes through `soundcompass calibrate --array binaural`, and the scenes are then
 analysed with the profile it writes (`--profile`) instead of the default head.
 
-Usage: Benchmarks/accuracy/hrir.py [--binary PATH] [--head-radius M | --calibrate]
-                                   [--only speech|noise] [--markdown] [--snr DB]
+Usage: Benchmarks/accuracy/hrir.py [--head kemar|sonicom-1|sonicom-2|all] [--binary PATH]
+                                   [--head-radius M | --calibrate] [--only speech|noise]
+                                   [--markdown] [--snr DB]
 """
 import json
 import os
@@ -42,6 +52,7 @@ from scipy.signal import fftconvolve, resample_poly
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BINARY = os.path.join(ROOT, ".build", "release", "soundcompass")
+# The current head's sample rate (set by main() for each head).
 FS = 44100
 SECONDS = 4.0
 SENTENCES = [
@@ -58,6 +69,7 @@ def argument(name, default):
 
 
 def speech():
+    """espeak-ng speech at FS, SECONDS long, RMS 0.05."""
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "s.wav")
         subprocess.run(["espeak-ng", "-s", "150", "-w", path, " ".join(SENTENCES)], check=True)
@@ -71,8 +83,15 @@ def white(seed):
     return np.random.default_rng(seed).standard_normal(int(SECONDS * FS)) * 0.05
 
 
+def ours(ccw):
+    """slab's and SOFA's azimuth (counter-clockwise from ahead, 90 = left) as ours."""
+    a = (-float(ccw) + 180) % 360 - 180
+    return 180 if round(a) == -180 else round(a)
+
+
 def kemar_horizontal():
-    """{our azimuth (deg, positive right): (512, 2) HRIR [left, right]} at 0 deg elevation."""
+    """(sample rate, {our azimuth (deg, positive right): (taps, 2) HRIR [left, right]}) at 0 deg
+    elevation."""
     import slab
     hrtf = slab.HRTF.kemar()
     polar = hrtf.sources.vertical_polar
@@ -80,17 +99,37 @@ def kemar_horizontal():
     for i in range(len(polar)):
         if abs(polar[i, 1]) > 0.01:
             continue
-        ccw = float(polar[i, 0])  # slab: counter-clockwise from ahead, 90 = left
-        ours = -ccw
-        ours = (ours + 180) % 360 - 180
-        if ours == -180:
-            ours = 180.0
-        result[round(ours)] = np.asarray(hrtf.data[i].data, dtype=np.float64)
-    return result
+        result[ours(polar[i, 0])] = np.asarray(hrtf.data[i].data, dtype=np.float64)
+    return 44100, result
 
 
-def render(kind, azimuth, hrir, dry, snr):
-    key = f"kemar-{kind}-{azimuth:+04d}-snr{snr:g}-{SECONDS:g}s.wav"
+def sonicom_horizontal(number):
+    """The same for the spatialaudiometrics wheel's example SOFA file `number` (1 or 2)."""
+    import importlib.resources
+    import h5py
+    path = importlib.resources.files("spatialaudiometrics") / f"example_sofa_{number}.sofa"
+    with h5py.File(str(path), "r") as sofa:
+        rate = float(sofa["Data.SamplingRate"][0])
+        ir = np.asarray(sofa["Data.IR"], dtype=np.float64)  # (measurements, receivers, taps)
+        positions = np.asarray(sofa["SourcePosition"])       # azimuth, elevation (deg), distance
+        assert not np.any(np.asarray(sofa["Data.Delay"])), "delays kept apart from the IRs"
+    result = {}
+    for i in range(len(positions)):
+        if abs(positions[i, 1]) > 0.01:
+            continue
+        result[ours(positions[i, 0])] = ir[i].T
+    return int(rate), result
+
+
+HEADS = {
+    "kemar": kemar_horizontal,
+    "sonicom-1": lambda: sonicom_horizontal(1),
+    "sonicom-2": lambda: sonicom_horizontal(2),
+}
+
+
+def render(head, kind, azimuth, hrir, dry, snr):
+    key = f"{head}-{kind}-{azimuth:+04d}-snr{snr:g}-{SECONDS:g}s.wav"
     path = os.path.join(CACHE, key)
     if os.path.exists(path):
         return path
@@ -109,7 +148,7 @@ SWEEP_AZIMUTHS = list(range(-60, 61, 5))
 SWEEP_STEP = 1.0  # seconds at each azimuth
 
 
-def calibrate(binary, hrirs, snr):
+def calibrate(binary, head, hrirs, snr):
     """Renders the stepped sweep and its truth, runs `calibrate`; returns the profile's path."""
     dry = np.random.default_rng(11).standard_normal(int(SWEEP_STEP * FS)) * 0.05
     parts = [np.stack([fftconvolve(dry, hrirs[a][:, ch])[: len(dry)] for ch in (0, 1)]) for a in SWEEP_AZIMUTHS]
@@ -117,15 +156,15 @@ def calibrate(binary, hrirs, snr):
     power = np.mean(wet ** 2)
     wet += np.random.default_rng(12).standard_normal(wet.shape) * np.sqrt(power / 10 ** (snr / 10))
     os.makedirs(CACHE, exist_ok=True)
-    path = os.path.join(CACHE, f"kemar-sweep-snr{snr:g}.wav")
+    path = os.path.join(CACHE, f"{head}-sweep-snr{snr:g}.wav")
     wavfile.write(path, FS, (wet.T / max(1.0, np.abs(wet).max() * 1.01)).astype(np.float32))
-    truth = os.path.join(CACHE, f"kemar-sweep-snr{snr:g}.truth.csv")
+    truth = os.path.join(CACHE, f"{head}-sweep-snr{snr:g}.truth.csv")
     with open(truth, "w") as f:
         f.write("time,azimuth\n")
         for i, a in enumerate(SWEEP_AZIMUTHS):
             for t in np.arange(i * SWEEP_STEP, (i + 1) * SWEEP_STEP, 0.01):
                 f.write(f"{t:.3f},{a}\n")
-    profile = os.path.join(CACHE, f"kemar-sweep-snr{snr:g}.profile.json")
+    profile = os.path.join(CACHE, f"{head}-sweep-snr{snr:g}.profile.json")
     report = subprocess.run([binary, "calibrate", path, "--array", "binaural", "--truth", truth, "-o", profile],
                             check=True, capture_output=True, text=True).stderr
     print(report.strip(), file=sys.stderr)
@@ -155,21 +194,35 @@ def folded(azimuth):
 
 
 def main():
+    global FS
     binary = argument("--binary", BINARY)
     radius = argument("--head-radius", None)
     snr = float(argument("--snr", "30"))
     markdown = "--markdown" in sys.argv
     kinds = [argument("--only", None)] if "--only" in sys.argv else ["speech", "noise"]
+    head = argument("--head", "kemar")
+    heads = list(HEADS) if head == "all" else [head]
+    if any(h not in HEADS for h in heads):
+        sys.exit(f"hrir.py: --head is one of {', '.join(HEADS)} or all")
     if not os.path.exists(binary):
         subprocess.run(["swift", "build", "-c", "release", "--product", "soundcompass"], cwd=ROOT, check=True)
-    hrirs = kemar_horizontal()
-    profile = calibrate(binary, hrirs, snr) if "--calibrate" in sys.argv else None
+    for h in heads:
+        FS, hrirs = HEADS[h]()
+        if len(heads) > 1:
+            print(f"== {h} ({FS} Hz)")
+        evaluate(binary, h, hrirs, radius, snr, markdown, kinds)
+        if len(heads) > 1:
+            print()
+
+
+def evaluate(binary, head, hrirs, radius, snr, markdown, kinds):
+    profile = calibrate(binary, head, hrirs, snr) if "--calibrate" in sys.argv else None
     dry = {"speech": speech(), "noise": white(7)}
     azimuths = sorted(hrirs, key=lambda a: (abs(a) > 90, a))
     table = {}
     for kind in kinds:
         for azimuth in azimuths:
-            path = render(kind, azimuth, hrirs[azimuth], dry[kind], snr)
+            path = render(head, kind, azimuth, hrirs[azimuth], dry[kind], snr)
             errors, frames = analyse(binary, path, folded(azimuth), radius, profile)
             table[(kind, azimuth)] = (errors, frames)
     if markdown:
