@@ -316,8 +316,8 @@ package final class SourceCandidateFinder {
         }
         for j in 0..<count {
             var echo = 0.0, partner = -1
-            for i in 0..<j where mainLobeShare(lagIndex(of: j) - lagIndex(of: i)) < Self.echoLobeLimit {
-                let c = covariation(lagIndex(of: i), lagIndex(of: j))
+            for i in 0..<j where mainLobeShare(lagIndices[j] - lagIndices[i]) < Self.echoLobeLimit {
+                let c = covariation(lagIndices[i], lagIndices[j])
                 if c > echo { echo = c; partner = i }
             }
             candidates[j].echo = echo
@@ -345,8 +345,6 @@ package final class SourceCandidateFinder {
         case (false, false): return v - min(leftLow, rightLow)
         }
     }
-
-    private func lagIndex(of j: Int) -> Int { lagIndices[j] }
 
     /// `binWeights += smoothing·(weight·|G[k]|/Σ|G| − binWeights)` for bins 1 ..< fftSize/2, with
     /// `|G[k]|` from the frame's weighted cross-spectrum `g`; decay only when the frame does not

@@ -144,10 +144,7 @@ package final class IMUCSVScanner {
                 line += 1
                 afterCR = byte == 13
                 state = .cellStart
-                let result = Self.hand(bytes: bytes, starts: starts, ends: ends, line: rowLine, to: row)
-                bytes.removeAll(keepingCapacity: true)
-                starts.removeAll(keepingCapacity: true)
-                ends.removeAll(keepingCapacity: true)
+                let result = Self.handOver(bytes: &bytes, starts: &starts, ends: &ends, line: rowLine, to: row)
                 cellStart = 0
                 rowBytes = 0
                 rowLine = line
@@ -200,6 +197,19 @@ package final class IMUCSVScanner {
         }
     }
 
+    /// Calls `row` with a view of the row in the cell buffers, then empties them for the next
+    /// row (keeping their capacity); returns what `row` threw.
+    @inline(__always)
+    private static func handOver<E: Error>(
+        bytes: inout [UInt8], starts: inout [Int], ends: inout [Int], line: Int, to row: (IMUCSVRow) throws(E) -> Void
+    ) -> E? {
+        let result = hand(bytes: bytes, starts: starts, ends: ends, line: line, to: row)
+        bytes.removeAll(keepingCapacity: true)
+        starts.removeAll(keepingCapacity: true)
+        ends.removeAll(keepingCapacity: true)
+        return result
+    }
+
     /// Calls `row` with a view of a row; returns what it threw.
     private static func hand<E: Error>(
         bytes: [UInt8], starts: [Int], ends: [Int], line: Int, to row: (IMUCSVRow) throws(E) -> Void
@@ -229,10 +239,7 @@ package final class IMUCSVScanner {
     package func finish<E: Error>(row: (IMUCSVRow) throws(E) -> Void) throws(E) {
         guard rowBytes > 0 else { return }
         Self.closeCell(from: cellStart, bytes: &bytes, starts: &starts, ends: &ends)
-        let result = Self.hand(bytes: bytes, starts: starts, ends: ends, line: rowLine, to: row)
-        bytes.removeAll(keepingCapacity: true)
-        starts.removeAll(keepingCapacity: true)
-        ends.removeAll(keepingCapacity: true)
+        let result = Self.handOver(bytes: &bytes, starts: &starts, ends: &ends, line: rowLine, to: row)
         cellStart = 0
         rowBytes = 0
         state = .cellStart
