@@ -23,6 +23,7 @@ package struct SourceCandidate: Sendable, Equatable {
     /// when `echo` is 0).
     package var echoPartner: Int = -1
 
+    /// A candidate with the given fields (see each; `azimuth` in degrees).
     package init(azimuth: Double, strength: Double, share: Double, echo: Double = 0, echoPartner: Int = -1) {
         self.azimuth = azimuth
         self.strength = strength
