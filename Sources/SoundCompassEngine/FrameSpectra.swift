@@ -50,12 +50,7 @@ package struct FrameSpectra {
     /// - Returns: the frequency in Hz, 0 for a silent frame.
     package func dominantFrequency(sampleRate: Double) -> Double {
         let n = fftSize
-        var best = 1
-        var bestPower: Float = 0
-        for k in 1..<(n / 2) {
-            let p = power(k)
-            if p > bestPower { bestPower = p; best = k }
-        }
+        let (best, bestPower) = strongestBin(below: n / 2)
         guard bestPower > 0, bestPower.isFinite else { return 0 }
         let a = Double(log(max(power(best - 1), .leastNormalMagnitude)))
         let b = Double(log(bestPower))
@@ -63,6 +58,44 @@ package struct FrameSpectra {
         let denominator = a - 2 * b + c
         let offset = denominator < 0 ? max(-0.5, min(0.5, 0.5 * (a - c) / denominator)) : 0
         return (Double(best) + offset) * sampleRate / Double(n)
+    }
+
+    /// The first bin of `1 ..< end` with the largest `power(k)`, and that power (bin 1 and 0 when
+    /// no power is above 0). Eight bins at a time: each lane keeps its own first largest, and
+    /// the lanes' winner is the largest, the lowest bin among equals, so the result is that of
+    /// a scan bin by bin. The powers are summed in the same order as `power(_:)`.
+    func strongestBin(below end: Int) -> (bin: Int, power: Float) {
+        typealias V = SIMD8<Float>
+        typealias I = SIMD8<Int32>
+        var bestPower = V(), bestBin = I(repeating: 1)
+        var bins = I(1, 2, 3, 4, 5, 6, 7, 8)
+        let step = I(repeating: 8)
+        let l = UnsafeRawPointer(left), r = UnsafeRawPointer(right)
+        var k = 1
+        while k + 8 <= end {
+            let offset = 2 * k * MemoryLayout<Float>.stride
+            let ll = l.loadUnaligned(fromByteOffset: offset, as: SIMD16<Float>.self)
+            let rr = r.loadUnaligned(fromByteOffset: offset, as: SIMD16<Float>.self)
+            let lr = ll.evenHalf, li = ll.oddHalf, rr0 = rr.evenHalf, ri = rr.oddHalf
+            let p = lr * lr + li * li + rr0 * rr0 + ri * ri
+            let larger = p .> bestPower
+            bestPower.replace(with: p, where: larger)
+            bestBin.replace(with: bins, where: larger)
+            bins &+= step
+            k += 8
+        }
+        var best = 1
+        var power: Float = 0
+        for lane in 0..<8 where bestPower[lane] > power || (bestPower[lane] == power && power > 0 && Int(bestBin[lane]) < best) {
+            power = bestPower[lane]
+            best = Int(bestBin[lane])
+        }
+        while k < end {
+            let p = self.power(k)
+            if p > power { power = p; best = k }
+            k += 1
+        }
+        return (best, power)
     }
 
     /// Level of both channels over the bins `bins`, dB: the windowed spectra's power, scaled per
@@ -96,10 +129,24 @@ package struct FrameSpectra {
     /// - Parameter firstBin: lowest bin counted, `1…N/2`.
     /// - Returns: the level difference in dB, 0 when a sum overflows.
     package func levelDifferenceDecibels(fromBin firstBin: Int) -> Double {
-        var sumL: Float = 0, sumR: Float = 0
-        for k in firstBin...(fftSize / 2) {
+        // Eight bins at a time into eight partial sums per channel, the rest one by one.
+        var partialL = SIMD8<Float>(), partialR = SIMD8<Float>()
+        let l = UnsafeRawPointer(left), r = UnsafeRawPointer(right)
+        let end = fftSize / 2 + 1
+        var k = firstBin
+        while k + 8 <= end {
+            let offset = 2 * k * MemoryLayout<Float>.stride
+            let ll = l.loadUnaligned(fromByteOffset: offset, as: SIMD16<Float>.self)
+            let rr = r.loadUnaligned(fromByteOffset: offset, as: SIMD16<Float>.self)
+            partialL += ll.evenHalf * ll.evenHalf + ll.oddHalf * ll.oddHalf
+            partialR += rr.evenHalf * rr.evenHalf + rr.oddHalf * rr.oddHalf
+            k += 8
+        }
+        var sumL = partialL.sum(), sumR = partialR.sum()
+        while k < end {
             sumL += left[2 * k] * left[2 * k] + left[2 * k + 1] * left[2 * k + 1]
             sumR += right[2 * k] * right[2 * k] + right[2 * k + 1] * right[2 * k + 1]
+            k += 1
         }
         guard sumL.isFinite, sumR.isFinite else { return 0 }
         // Scale to a per-sample power so the −160 dB floor means the same as for RMS.
