@@ -14,7 +14,8 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BINARY = os.path.join(ROOT, ".build", "release", "soundcompass")
+# $SOUNDCOMPASS_BINARY runs another build (for example the one before a change) as it is.
+BINARY = os.environ.get("SOUNDCOMPASS_BINARY") or os.path.join(ROOT, ".build", "release", "soundcompass")
 SETUPS = [(48000, 0.15, None), (44100, 0.15, None), (48000, 0.10, None), (44100, 0.10, None),
           (48000, 0.15, 0), (44100, 0.10, 0)]
 
@@ -29,8 +30,9 @@ def main():
     duration = "1"
     if "--duration" in sys.argv:
         duration = sys.argv[sys.argv.index("--duration") + 1]
-    subprocess.run(["swift", "build", "-c", "release", "--product", "soundcompass"], cwd=ROOT, check=True,
-                   stdout=sys.stderr)
+    if not os.environ.get("SOUNDCOMPASS_BINARY"):
+        subprocess.run(["swift", "build", "-c", "release", "--product", "soundcompass"], cwd=ROOT, check=True,
+                       stdout=sys.stderr)
     azimuths = list(range(-80, 81, 5))
     with tempfile.TemporaryDirectory() as tmp:
         print("setup                       worst median |az|<=60   worst median |az|<=80   median confidence")

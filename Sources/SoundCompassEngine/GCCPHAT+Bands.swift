@@ -116,42 +116,63 @@ extension GCCPHAT {
 
     /// Copies the band's bins of the weighted cross-spectrum into `bandSpectrum` (zero
     /// elsewhere).
-    /// - Returns: `Σ|G[k]|` over the band, and the band's coherence weighted by the bins' power
-    ///   `|L|² + |R|²` with the power's sum.
+    /// - Returns: the band's sums (see `bandSums`).
     private func copyBand(_ spectra: FrameSpectra, bins: ClosedRange<Int>)
         -> (weightSum: Float, coherenceSum: Float, powerSum: Float)
     {
-        let g = spectra.whitened, coherence = spectra.binCoherence, b = bandSpectrum.baseAddress
-        var weightSum: Float = 0, coherenceSum: Float = 0, powerSum: Float = 0
-        for k in bins {
-            b[2 * k] = g[2 * k]
-            b[2 * k + 1] = g[2 * k + 1]
-            weightSum += (g[2 * k] * g[2 * k] + g[2 * k + 1] * g[2 * k + 1]).squareRoot()
-            let power = spectra.power(k)
-            coherenceSum += coherence[k] * power
-            powerSum += power
-        }
-        return (weightSum, coherenceSum, powerSum)
+        let g = spectra.whitened, b = bandSpectrum.baseAddress
+        (b + 2 * bins.lowerBound).update(from: g + 2 * bins.lowerBound, count: 2 * bins.count)
+        return Self.bandSums(spectra, bins: bins)
     }
 
     /// `copyBand` for the table path: the band's bins of the weighted cross-spectrum into
-    /// `basis`'s real and imaginary scratch (its padding stays 0), with the same sums in the
-    /// same order.
+    /// `basis`'s real and imaginary scratch (its padding stays 0), with the same sums.
     private func gatherBand(_ spectra: FrameSpectra, into basis: BandLagBasis)
         -> (weightSum: Float, coherenceSum: Float, powerSum: Float)
     {
-        let g = spectra.whitened, coherence = spectra.binCoherence
+        let g = spectra.whitened
         let re = basis.real.baseAddress, im = basis.imaginary.baseAddress
-        var weightSum: Float = 0, coherenceSum: Float = 0, powerSum: Float = 0
         let first = basis.firstBin
         for k in first...basis.lastBin {
-            let gr = g[2 * k], gi = g[2 * k + 1]
-            re[k - first] = gr
-            im[k - first] = gi
-            weightSum += (gr * gr + gi * gi).squareRoot()
+            re[k - first] = g[2 * k]
+            im[k - first] = g[2 * k + 1]
+        }
+        return Self.bandSums(spectra, bins: first...basis.lastBin)
+    }
+
+    /// `Σ|G[k]|` over the bins, and the bins' coherence weighted by their power
+    /// `|L|² + |R|²` with the power's sum. Eight bins at a time (the sums in eight lanes), the
+    /// rest one by one.
+    private static func bandSums(_ spectra: FrameSpectra, bins: ClosedRange<Int>)
+        -> (weightSum: Float, coherenceSum: Float, powerSum: Float)
+    {
+        typealias V = SIMD8<Float>
+        let g = UnsafeRawPointer(spectra.whitened), l = UnsafeRawPointer(spectra.left), r = UnsafeRawPointer(spectra.right)
+        let coherence = spectra.binCoherence
+        var weights = V(), coherences = V(), powers = V()
+        var k = bins.lowerBound
+        while k + 8 <= bins.upperBound + 1 {
+            let offset = 2 * k * MemoryLayout<Float>.stride
+            let g16 = g.loadUnaligned(fromByteOffset: offset, as: SIMD16<Float>.self)
+            let l16 = l.loadUnaligned(fromByteOffset: offset, as: SIMD16<Float>.self)
+            let r16 = r.loadUnaligned(fromByteOffset: offset, as: SIMD16<Float>.self)
+            let gr = g16.evenHalf, gi = g16.oddHalf
+            weights += (gr * gr + gi * gi).squareRoot()
+            // In the order of `FrameSpectra.power(_:)`.
+            let power = l16.evenHalf * l16.evenHalf + l16.oddHalf * l16.oddHalf
+                + r16.evenHalf * r16.evenHalf + r16.oddHalf * r16.oddHalf
+            coherences += UnsafeRawPointer(coherence + k).loadUnaligned(as: V.self) * power
+            powers += power
+            k += 8
+        }
+        var weightSum = weights.sum(), coherenceSum = coherences.sum(), powerSum = powers.sum()
+        let w = spectra.whitened
+        while k <= bins.upperBound {
+            weightSum += (w[2 * k] * w[2 * k] + w[2 * k + 1] * w[2 * k + 1]).squareRoot()
             let power = spectra.power(k)
             coherenceSum += coherence[k] * power
             powerSum += power
+            k += 1
         }
         return (weightSum, coherenceSum, powerSum)
     }

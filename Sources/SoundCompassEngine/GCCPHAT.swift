@@ -280,15 +280,35 @@ package final class GCCPHAT {
         let offset = windowOffset, n = frameLength
         window.withUnsafeBufferPointer { w in
             let l = leftTime.baseAddress, r = rightTime.baseAddress
-            for i in 0..<n { l[i] = left[i] * w[i] }
+            Self.multiply(left.baseAddress!, w.baseAddress!, into: l, count: n)
             // rightTime[i] = right[i]·w[i − offset] where 0 ≤ i − offset < n, else 0.
             let start = max(0, offset), end = min(n, n + offset)
             if start > 0 { r.update(repeating: 0, count: min(start, n)) }
-            if end > start { for i in start..<end { r[i] = right[i] * w[i - offset] } }
+            if end > start { Self.multiply(right.baseAddress! + start, w.baseAddress! + start - offset, into: r + start, count: end - start) }
             if end < n { (r + max(end, 0)).update(repeating: 0, count: n - max(end, 0)) }
         }
         fft.forward(leftTime.baseAddress, leftSpectrum.baseAddress)
         fft.forward(rightTime.baseAddress, rightSpectrum.baseAddress)
+    }
+
+    /// `out[i] = a[i]·b[i]` for `i < count`, eight at a time (the compiler does not vectorise
+    /// the plain loop: it cannot rule out that `out` overlaps the inputs).
+    @inline(__always)
+    private static func multiply(
+        _ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>, count: Int
+    ) {
+        typealias V = SIMD8<Float>
+        var i = 0
+        while i + 8 <= count {
+            let x = UnsafeRawPointer(a + i).loadUnaligned(as: V.self)
+            let y = UnsafeRawPointer(b + i).loadUnaligned(as: V.self)
+            UnsafeMutableRawPointer(out + i).storeBytes(of: x * y, as: V.self)
+            i += 8
+        }
+        while i < count {
+            out[i] = a[i] * b[i]
+            i += 1
+        }
     }
 
     /// Writes the cross-spectrum `conj(L)·R` into `whitened` (bins between DC and Nyquist).
