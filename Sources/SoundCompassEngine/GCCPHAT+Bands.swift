@@ -132,10 +132,18 @@ extension GCCPHAT {
     {
         let g = spectra.whitened
         let re = basis.real.baseAddress, im = basis.imaginary.baseAddress
-        let first = basis.firstBin
-        for k in first...basis.lastBin {
+        let first = basis.firstBin, end = basis.lastBin + 1
+        var k = first
+        while k + 8 <= end {
+            let g16 = UnsafeRawPointer(g).loadUnaligned(fromByteOffset: 2 * k * MemoryLayout<Float>.stride, as: SIMD16<Float>.self)
+            UnsafeMutableRawPointer(re + (k - first)).storeBytes(of: g16.evenHalf, as: SIMD8<Float>.self)
+            UnsafeMutableRawPointer(im + (k - first)).storeBytes(of: g16.oddHalf, as: SIMD8<Float>.self)
+            k += 8
+        }
+        while k < end {
             re[k - first] = g[2 * k]
             im[k - first] = g[2 * k + 1]
+            k += 1
         }
         return Self.bandSums(spectra, bins: first...basis.lastBin)
     }
