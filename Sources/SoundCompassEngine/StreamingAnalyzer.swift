@@ -40,8 +40,7 @@ public final class StreamingAnalyzer {
     private var shifting = false
     /// True when the input is a Mid-Side pair to decode (``ArrayModel/channelsAreMidSide``).
     private let decodesMidSide: Bool
-    private var leftBlocker: DCBlocker
-    private var rightBlocker: DCBlocker
+    private var blocker: DCBlocker
     /// The multi-source candidates and tracker (nil when ``AnalysisConfiguration/maxSources`` is 0).
     private let sourceCandidates: SourceCandidateFinder?
     private let sourceTracker: MultiSourceTracker?
@@ -92,8 +91,7 @@ public final class StreamingAnalyzer {
         self.frontBack = FrontBackResolver(hopDuration: configuration.hopDuration)
         self.orientation = orientation
         self.decodesMidSide = configuration.array.kind == .coincident && configuration.array.channelsAreMidSide
-        self.leftBlocker = DCBlocker(cutoffHertz: Self.dcCutoffHertz, sampleRate: configuration.sampleRate)
-        self.rightBlocker = leftBlocker
+        self.blocker = DCBlocker(cutoffHertz: Self.dcCutoffHertz, sampleRate: configuration.sampleRate)
         self.record.bands = subbands.makeRecords()
         if configuration.maxSources > 0 {
             let capacity = configuration.maxSources + 2
@@ -123,8 +121,7 @@ public final class StreamingAnalyzer {
         frontBack.reset()
         previousYaw = nil
         shifting = false
-        leftBlocker.reset()
-        rightBlocker.reset()
+        blocker.reset()
         sourceCandidates?.reset()
         sourceTracker?.reset()
         record.sources.removeAll(keepingCapacity: true)
@@ -174,8 +171,7 @@ public final class StreamingAnalyzer {
                     r[i] = mid - side
                 }
             }
-            leftBlocker.filter(l, count: take)
-            rightBlocker.filter(r, count: take)
+            blocker.filter(left: l, right: r, count: take)
             subbands.filter(left: l, right: r, offset: filled, count: take)
             filled += take
             index += take

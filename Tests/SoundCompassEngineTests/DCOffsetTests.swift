@@ -43,4 +43,35 @@ struct DCOffsetTests {
                 "\(median(a.map(\.azimuth))) vs \(median(b.map(\.azimuth)))")
         #expect(abs(median(a.map(\.levelDBFS)) - median(b.map(\.levelDBFS))) <= 0.05)
     }
+
+    @Test("the blocker is y[n] = x[n] − x[n−1] + R·y[n−1] on each channel, bit for bit, across blocks")
+    func recursionPerChannel() {
+        let left = Generators.whiteNoise(count: 5000, rms: 0.2, seed: 41).map { Float($0 + 0.3) }
+        let right = Generators.whiteNoise(count: 5000, rms: 0.1, seed: 42).map { Float($0 - 0.1) }
+        var blocker = DCBlocker(cutoffHertz: 20, sampleRate: 48000)
+        /// The recursion in double precision, primed with the first sample.
+        func reference(_ x: [Float]) -> [Float] {
+            var x1 = Double(x[0]), y1 = 0.0
+            return x.map { sample in
+                let y = Double(sample) - x1 + blocker.pole * y1
+                x1 = Double(sample); y1 = y
+                return Float(y)
+            }
+        }
+        var filteredLeft = left, filteredRight = right
+        // Blocks of uneven sizes, so that the state carries across calls.
+        var start = 0
+        for size in [1, 7, 1024, 333, 3635] {
+            filteredLeft.withUnsafeMutableBufferPointer { l in
+                filteredRight.withUnsafeMutableBufferPointer { r in
+                    blocker.filter(left: l.baseAddress! + start, right: r.baseAddress! + start, count: size)
+                }
+            }
+            start += size
+        }
+        #expect(start == 5000)
+        #expect(filteredLeft == reference(left))
+        #expect(filteredRight == reference(right))
+        #expect(filteredLeft != left)
+    }
 }
