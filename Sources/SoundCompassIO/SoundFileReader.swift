@@ -111,9 +111,21 @@ public final class SoundFileReader: StereoSource {
         let l = channelPair.left - 1, r = channelPair.right - 1
         let got = try interleaved.withUnsafeMutableBufferPointer { buffer throws(SoundFileError) -> Int in
             let got = try file.readFrames(into: buffer.baseAddress!, frames: frames)
-            for i in 0..<got {
+            var i = 0
+            if channels == 2, l == 0, r == 1, let lp = left.baseAddress, let rp = right.baseAddress {
+                // A stereo file in order: eight frames at a time.
+                let raw = UnsafeRawPointer(buffer.baseAddress!)
+                while i + 8 <= got {
+                    let pair = raw.loadUnaligned(fromByteOffset: 2 * i * MemoryLayout<Float>.stride, as: SIMD16<Float>.self)
+                    UnsafeMutableRawPointer(lp + i).storeBytes(of: pair.evenHalf, as: SIMD8<Float>.self)
+                    UnsafeMutableRawPointer(rp + i).storeBytes(of: pair.oddHalf, as: SIMD8<Float>.self)
+                    i += 8
+                }
+            }
+            while i < got {
                 left[i] = buffer[i * channels + l]
                 right[i] = buffer[i * channels + r]
+                i += 1
             }
             return got
         }
