@@ -35,8 +35,11 @@ public final class RecordWriter {
     private let sink: LineSink
     let bandNames: [String]
     let orientation: Bool
-    var line: [UInt8] = []
-    var digits: [UInt8] = []
+    /// The record being formatted. Not checked for exclusive access at run time: the writer is
+    /// not re-entrant, and each of the 90-odd appends of a JSON record would otherwise pay a
+    /// dynamic check (a class's stored property passed `inout`).
+    @exclusivity(unchecked) var line: [UInt8] = []
+    @exclusivity(unchecked) var digits: [UInt8] = []
     /// Band labels of the bands view (names, or their initials when the names do not fit).
     var bandLabels: [[UInt8]] = []
     private var wroteHeader = false
