@@ -519,8 +519,20 @@ package final class GCCPHAT {
     /// Peak over the RMS of the correlation outside the lag window (10⁶ when that is 0).
     private func significance(of peak: Float, in c: UnsafeMutablePointer<Float>) -> Float {
         let n = fftSize, K = searchLag
-        var backgroundSum: Float = 0
-        for i in (K + 1)..<(n - K) { backgroundSum += c[i] * c[i] }
+        // Eight lags at a time into eight partial sums (one running sum would make each lag wait
+        // for the one before), the rest one by one.
+        var partial = SIMD8<Float>()
+        var i = K + 1
+        while i + 8 <= n - K {
+            let v = UnsafeRawPointer(c + i).loadUnaligned(as: SIMD8<Float>.self)
+            partial += v * v
+            i += 8
+        }
+        var backgroundSum = partial.sum()
+        while i < n - K {
+            backgroundSum += c[i] * c[i]
+            i += 1
+        }
         let background = (backgroundSum / Float(n - 2 * K - 1)).squareRoot()
         return background > 0 ? peak / background : Float(1e6)
     }
