@@ -203,7 +203,7 @@ extension GCCPHAT {
         let c = bandCorrelation.baseAddress
         let norm = 1 / (2 * weightSum)
         let K = searchLag
-        for lag in -(K + 1)...(K + 1) { c[(lag + n) % n] *= norm }
+        for lag in -(K + 1)...(K + 1) { c[index(ofLag: lag)] *= norm }
         return c
     }
 
@@ -212,8 +212,8 @@ extension GCCPHAT {
     private func bandPeaks(_ c: UnsafeMutablePointer<Float>, prior: Double?)
         -> (bestLag: Int, best: Float, second: Float, nearestLag: Int?)
     {
-        let n = fftSize, K = searchLag
-        func value(_ lag: Int) -> Float { c[(lag + n) % n] }
+        let K = searchLag
+        func value(_ lag: Int) -> Float { c[index(ofLag: lag)] }
         var bestLag = 0, best = -Float.infinity, second: Float = 0
         var nearestLag: Int?
         for lag in -K...K {

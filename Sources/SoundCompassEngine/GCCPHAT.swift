@@ -503,14 +503,20 @@ package final class GCCPHAT {
         return c
     }
 
+    /// Where lag `lag` (−N < lag < N) sits in a circular correlation of `N = fftSize` values:
+    /// `(lag + N) mod N`, with a mask (N is a power of two) instead of a division, which the
+    /// peak searches would otherwise pay three times per lag.
+    @inline(__always)
+    func index(ofLag lag: Int) -> Int { (lag + fftSize) & (fftSize - 1) }
+
     /// The highest value of the correlation `c` within ±``searchLag`` and its integer lag (the
     /// first of equal values, from −``searchLag`` up).
     private func integerPeak(_ c: UnsafeMutablePointer<Float>) -> (lag: Int, value: Float) {
-        let n = fftSize, K = searchLag
+        let K = searchLag
         var bestLag = 0
         var best = -Float.infinity
         for lag in -K...K {
-            let v = c[(lag + n) % n]
+            let v = c[index(ofLag: lag)]
             if v > best { best = v; bestLag = lag }
         }
         return (bestLag, best)
@@ -539,12 +545,12 @@ package final class GCCPHAT {
 
     /// `1 − second / peak`, 0…1, with `second` the highest other local maximum in the window.
     private func prominence(of peak: (lag: Int, value: Float), in c: UnsafeMutablePointer<Float>) -> Float {
-        let n = fftSize, K = searchLag
+        let K = searchLag
         var second: Float = 0
         for lag in -K...K where lag != peak.lag {
-            let v = c[(lag + n) % n]
-            let previous = lag > -K ? c[(lag - 1 + n) % n] : -Float.infinity
-            let next = lag < K ? c[(lag + 1 + n) % n] : -Float.infinity
+            let v = c[index(ofLag: lag)]
+            let previous = lag > -K ? c[index(ofLag: lag - 1)] : -Float.infinity
+            let next = lag < K ? c[index(ofLag: lag + 1)] : -Float.infinity
             if v > previous && v >= next && v > second {
                 // Ignore the shoulders of the main peak: a local maximum must be separated from
                 // it by a dip.
@@ -563,8 +569,8 @@ package final class GCCPHAT {
     func refine(integerLag: Int, correlation c: UnsafeMutablePointer<Float>, spectrum g: UnsafeMutablePointer<Float>, bins binRange: Range<Int>) -> Double {
         let n = fftSize
         // Parabolic start.
-        let y0 = Double(c[(integerLag - 1 + n) % n]), y1 = Double(c[(integerLag + n) % n]),
-            y2 = Double(c[(integerLag + 1 + n) % n])
+        let y0 = Double(c[index(ofLag: integerLag - 1)]), y1 = Double(c[index(ofLag: integerLag)]),
+            y2 = Double(c[index(ofLag: integerLag + 1)])
         let denominator = y0 - 2 * y1 + y2
         var tau = Double(integerLag)
         if denominator < 0 { tau += max(-0.5, min(0.5, 0.5 * (y0 - y2) / denominator)) }
