@@ -204,12 +204,17 @@ package final class MultiSourceTracker {
     /// has no source yet), the stronger one is the newcomer and takes the blame instead: a
     /// reflection is not heard before its source, so the source found first is the direct
     /// path. (In a room, the direct path and a reflection often trade places as the stronger
-    /// peak; blaming the weaker one then dropped the talker and kept the wall.)
+    /// peak; blaming the weaker one then dropped the talker and kept the wall.) A stronger
+    /// candidate that is itself an echo of a still stronger one takes no blame from the weaker:
+    /// both are reflections of that one's source.
     private func assignEchoes(candidates: [SourceCandidate], count: Int) {
         for j in 0..<count { echoes[j] = candidates[j].echo }
         for j in 0..<count {
             let i = candidates[j].echoPartner
             guard i >= 0, i < count, trackOf[j] >= 0, tracks[trackOf[j]].confirmed else { continue }
+            // A partner that is itself an echo of a stronger peak is no direct path either: both
+            // are reflections of that peak's source, and each keeps its own blame.
+            if candidates[i].echo >= Self.echoLimit { continue }
             // The older source keeps its place: ids grow with the time of confirmation.
             if trackOf[i] >= 0 && tracks[trackOf[i]].confirmed && tracks[trackOf[i]].id < tracks[trackOf[j]].id { continue }
             echoes[i] = max(echoes[i], candidates[j].echo)

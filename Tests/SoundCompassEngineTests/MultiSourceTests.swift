@@ -202,6 +202,34 @@ struct MultiSourceTests {
         #expect(wrong.isEmpty, "\(wrong.count) of \(both.count) frames wrong, first \(wrong.first.map { both[$0] } ?? [])")
     }
 
+    /// Two reflections of one talker, both co-varying with it: the older reflection (already a
+    /// source) does not hand its blame to the newer one, whose own peak is an echo of the
+    /// talker's, so both go and only the talker stays.
+    @Test("a reflection does not pass its echo on to another reflection")
+    func echoOfAnEcho() {
+        let config = AnalysisConfiguration(sampleRate: Self.sampleRate)
+        let tracker = MultiSourceTracker(configuration: config, candidateCapacity: 4)
+        let second = Int((1 / config.hopDuration).rounded())
+        let talker = SourceCandidate(azimuth: 60, strength: 0.3, share: 0.6)
+        _ = Self.feed(tracker, [talker], frames: second, capacity: config.maxSources)
+        // A ghost at −60° that nothing names as an echo yet becomes source 2.
+        let ghost = Self.feed(
+            tracker, [talker, SourceCandidate(azimuth: -60, strength: 0.1, share: 0.2)], frames: second,
+            capacity: config.maxSources)
+        #expect(ghost.last?.map(\.id) == [1, 2], "\(ghost.last ?? [])")
+        // Then a reflection at +15° joins; it co-varies with the talker, and the ghost with it.
+        let both = Self.feed(
+            tracker,
+            [
+                talker,
+                SourceCandidate(azimuth: 15, strength: 0.2, share: 0.25, echo: 0.6, echoPartner: 0),
+                SourceCandidate(azimuth: -60, strength: 0.1, share: 0.15, echo: 0.6, echoPartner: 1),
+            ],
+            frames: second, capacity: config.maxSources)
+        #expect(both.last?.map(\.id) == [1], "\(both.last ?? [])")
+        #expect(both.allSatisfy { $0.allSatisfy { $0.id != 3 } }, "the reflection at +15° became a source")
+    }
+
     @Test("maxSources 0: empty sources, every other field identical")
     func disabled() throws {
         let signal = Self.scene([-40, 30], duration: 3).render()
