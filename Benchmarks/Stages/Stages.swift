@@ -113,26 +113,19 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    // MARK: GCC-PHAT broadband estimate.
-    do {
+    // MARK: GCC-PHAT broadband estimate, and the whole broadband estimate around it.
+    let broadband: [(String, (DirectionEstimator, UnsafeBufferPointer<Float>, UnsafeBufferPointer<Float>) -> Double)] = [
+        ("2 GCC-PHAT estimate (incl. the FFTs of 1)", { e, l, r in e.gccPhat.estimate(left: l, right: r).delay.lagSamples }),
+        ("3 Broadband estimate (levels, GCC-PHAT, cues, fusion)", { e, l, r in e.estimate(left: l, right: r).estimate.fused.lateral }),
+    ]
+    for (name, measure) in broadband {
         let estimator = DirectionEstimator(configuration: configuration)
         let cursor = Cursor(start: 8)
         Stages.warm(estimator)
-        Benchmark("2 GCC-PHAT estimate (incl. the FFTs of 1)") { benchmark in
+        Benchmark(name) { benchmark in
             for _ in benchmark.scaledIterations {
                 let (left, right) = StageScene.frame(cursor.next())
-                blackHole(estimator.gccPhat.estimate(left: left, right: right).delay.lagSamples)
-            }
-        }
-    }
-    do {
-        let estimator = DirectionEstimator(configuration: configuration)
-        let cursor = Cursor(start: 8)
-        Stages.warm(estimator)
-        Benchmark("3 Broadband estimate (levels, GCC-PHAT, cues, fusion)") { benchmark in
-            for _ in benchmark.scaledIterations {
-                let (left, right) = StageScene.frame(cursor.next())
-                blackHole(estimator.estimate(left: left, right: right).estimate.fused.lateral)
+                blackHole(measure(estimator, left, right))
             }
         }
     }
