@@ -42,6 +42,21 @@ package struct FrameSpectra {
             + right[2 * k] * right[2 * k] + right[2 * k + 1] * right[2 * k + 1]
     }
 
+    /// Bins `k…k+7` of an interleaved complex spectrum, split into their real and imaginary
+    /// parts (one vector each), for the passes that take eight bins at a time.
+    @inline(__always)
+    static func eightBins(_ spectrum: UnsafePointer<Float>, from k: Int) -> (re: SIMD8<Float>, im: SIMD8<Float>) {
+        let v = UnsafeRawPointer(spectrum).loadUnaligned(fromByteOffset: 2 * k * MemoryLayout<Float>.stride, as: SIMD16<Float>.self)
+        return (v.evenHalf, v.oddHalf)
+    }
+
+    /// `power(k)…power(k + 7)` as one vector: the same sums in the same order.
+    @inline(__always)
+    func powers(eightFrom k: Int) -> SIMD8<Float> {
+        let (lr, li) = Self.eightBins(left, from: k), (rr, ri) = Self.eightBins(right, from: k)
+        return lr * lr + li * li + rr * rr + ri * ri
+    }
+
     /// The strongest frequency of the frame: the peak of `|L|² + |R|²` over the bins between DC
     /// and Nyquist, refined by a parabola through the log powers of the peak bin and its
     /// neighbours (exact for a Gaussian-shaped peak, within a few per cent of a bin for the Hann
@@ -70,14 +85,9 @@ package struct FrameSpectra {
         var bestPower = V(), bestBin = I(repeating: 1)
         var bins = I(1, 2, 3, 4, 5, 6, 7, 8)
         let step = I(repeating: 8)
-        let l = UnsafeRawPointer(left), r = UnsafeRawPointer(right)
         var k = 1
         while k + 8 <= end {
-            let offset = 2 * k * MemoryLayout<Float>.stride
-            let ll = l.loadUnaligned(fromByteOffset: offset, as: SIMD16<Float>.self)
-            let rr = r.loadUnaligned(fromByteOffset: offset, as: SIMD16<Float>.self)
-            let lr = ll.evenHalf, li = ll.oddHalf, rr0 = rr.evenHalf, ri = rr.oddHalf
-            let p = lr * lr + li * li + rr0 * rr0 + ri * ri
+            let p = powers(eightFrom: k)
             let larger = p .> bestPower
             bestPower.replace(with: p, where: larger)
             bestBin.replace(with: bins, where: larger)
@@ -131,15 +141,12 @@ package struct FrameSpectra {
     package func levelDifferenceDecibels(fromBin firstBin: Int) -> Double {
         // Eight bins at a time into eight partial sums per channel, the rest one by one.
         var partialL = SIMD8<Float>(), partialR = SIMD8<Float>()
-        let l = UnsafeRawPointer(left), r = UnsafeRawPointer(right)
         let end = fftSize / 2 + 1
         var k = firstBin
         while k + 8 <= end {
-            let offset = 2 * k * MemoryLayout<Float>.stride
-            let ll = l.loadUnaligned(fromByteOffset: offset, as: SIMD16<Float>.self)
-            let rr = r.loadUnaligned(fromByteOffset: offset, as: SIMD16<Float>.self)
-            partialL += ll.evenHalf * ll.evenHalf + ll.oddHalf * ll.oddHalf
-            partialR += rr.evenHalf * rr.evenHalf + rr.oddHalf * rr.oddHalf
+            let (lr, li) = Self.eightBins(left, from: k), (rr, ri) = Self.eightBins(right, from: k)
+            partialL += lr * lr + li * li
+            partialR += rr * rr + ri * ri
             k += 8
         }
         var sumL = partialL.sum(), sumR = partialR.sum()

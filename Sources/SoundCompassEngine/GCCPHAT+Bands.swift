@@ -135,9 +135,9 @@ extension GCCPHAT {
         let first = basis.firstBin, end = basis.lastBin + 1
         var k = first
         while k + 8 <= end {
-            let g16 = UnsafeRawPointer(g).loadUnaligned(fromByteOffset: 2 * k * MemoryLayout<Float>.stride, as: SIMD16<Float>.self)
-            UnsafeMutableRawPointer(re + (k - first)).storeBytes(of: g16.evenHalf, as: SIMD8<Float>.self)
-            UnsafeMutableRawPointer(im + (k - first)).storeBytes(of: g16.oddHalf, as: SIMD8<Float>.self)
+            let (gr, gi) = FrameSpectra.eightBins(g, from: k)
+            UnsafeMutableRawPointer(re + (k - first)).storeBytes(of: gr, as: SIMD8<Float>.self)
+            UnsafeMutableRawPointer(im + (k - first)).storeBytes(of: gi, as: SIMD8<Float>.self)
             k += 8
         }
         while k < end {
@@ -155,20 +155,13 @@ extension GCCPHAT {
         -> (weightSum: Float, coherenceSum: Float, powerSum: Float)
     {
         typealias V = SIMD8<Float>
-        let g = UnsafeRawPointer(spectra.whitened), l = UnsafeRawPointer(spectra.left), r = UnsafeRawPointer(spectra.right)
         let coherence = spectra.binCoherence
         var weights = V(), coherences = V(), powers = V()
         var k = bins.lowerBound
         while k + 8 <= bins.upperBound + 1 {
-            let offset = 2 * k * MemoryLayout<Float>.stride
-            let g16 = g.loadUnaligned(fromByteOffset: offset, as: SIMD16<Float>.self)
-            let l16 = l.loadUnaligned(fromByteOffset: offset, as: SIMD16<Float>.self)
-            let r16 = r.loadUnaligned(fromByteOffset: offset, as: SIMD16<Float>.self)
-            let gr = g16.evenHalf, gi = g16.oddHalf
+            let (gr, gi) = FrameSpectra.eightBins(spectra.whitened, from: k)
             weights += (gr * gr + gi * gi).squareRoot()
-            // In the order of `FrameSpectra.power(_:)`.
-            let power = l16.evenHalf * l16.evenHalf + l16.oddHalf * l16.oddHalf
-                + r16.evenHalf * r16.evenHalf + r16.oddHalf * r16.oddHalf
+            let power = spectra.powers(eightFrom: k)
             coherences += UnsafeRawPointer(coherence + k).loadUnaligned(as: V.self) * power
             powers += power
             k += 8

@@ -321,10 +321,7 @@ package final class GCCPHAT {
         var partial = SIMD8<Float>()
         var k = 1
         while k + 8 <= bins - 1 {
-            let offset = 2 * k * MemoryLayout<Float>.stride
-            let ll = UnsafeRawPointer(l).loadUnaligned(fromByteOffset: offset, as: SIMD16<Float>.self)
-            let rr = UnsafeRawPointer(r).loadUnaligned(fromByteOffset: offset, as: SIMD16<Float>.self)
-            let lr = ll.evenHalf, li = ll.oddHalf, rr0 = rr.evenHalf, ri = rr.oddHalf
+            let (lr, li) = FrameSpectra.eightBins(l, from: k), (rr0, ri) = FrameSpectra.eightBins(r, from: k)
             let cr = lr * rr0 + li * ri
             let ci = lr * ri - li * rr0
             for lane in 0..<8 {
