@@ -11,9 +11,13 @@ import Musl
 ///   closer than ``gateDegrees`` are matched greedily, nearest first, one candidate per track.
 ///   Prediction keeps identities when two sources cross, as far as their speeds differ.
 /// - **Birth.** An unmatched candidate at least ``birthStrength`` strong starts a tentative
-///   track; it becomes a source (gets the next id, from 1, never reused) once matched in
-///   ``birthHits`` frames by such candidates, and is dropped after ``tentativeMisses`` frames
-///   in a row without one.
+///   track; it becomes a source once matched in ``birthHits`` frames by such candidates, and
+///   is dropped after ``tentativeMisses`` frames in a row without one.
+/// - **Ids.** A new source gets the next id, from 1. A source that went quiet and was dropped
+///   is remembered for ``recallSeconds``: a new source within ``gateDegrees`` of where it was
+///   last heard takes its id back (the nearest such), so a talker who pauses between
+///   sentences, or waits while another talks, keeps one id. Two sources never share an id;
+///   a source dropped as a reflection is not remembered.
 /// - **Reflections.** Each track smooths its candidates' ``SourceCandidate/echo`` (share
 ///   ``echoSmoothing`` per match). From ``echoLimit`` on it is taken for a reflection of a
 ///   stronger source: a tentative track is not confirmed, and a source is dropped (were it a
@@ -72,6 +76,13 @@ package final class MultiSourceTracker {
     package static let echoSmoothing = 0.2
     /// Candidate strength that counts as full confidence (with a share of 1).
     package static let fullStrength = 0.3
+    /// How long the id of a source dropped for silence is kept for a new source at its
+    /// bearing, seconds: turns in a conversation, a talker waiting while others speak.
+    package static let recallSeconds = 30.0
+    /// Longest time over which a dropped source's bearing is carried on by the velocity it had
+    /// when last heard, seconds: a talker walking on through a pause is recalled where they
+    /// are, while a still talker's small velocity is not carried on for long.
+    package static let recallCoastSeconds = 2.0
 
     private struct Track {
         var id = 0
@@ -86,6 +97,20 @@ package final class MultiSourceTracker {
         var matched = false
         /// Smoothed ``SourceCandidate/echo`` of the candidates it took.
         var echo = 0.0
+        /// When it was confirmed, counting confirmations: which of two sources is older (an id
+        /// taken back from a dropped source says nothing of that).
+        var order = 0
+        /// Bearing (degrees) and velocity (degrees per second) when last matched, and the frame.
+        var heardAzimuth = 0.0, heardVelocity = 0.0, heardFrame = 0
+    }
+
+    /// A source dropped for silence, as `recall` remembers it.
+    private struct Gone {
+        var id = 0
+        /// Its bearing (degrees) and velocity (degrees per second) when last heard.
+        var azimuth = 0.0, velocity = 0.0
+        /// The frame it was last heard in and the one it was dropped in (see `frame`).
+        var heardFrame = 0, droppedFrame = 0
     }
 
     private let capacity: Int
@@ -94,6 +119,17 @@ package final class MultiSourceTracker {
     private var tracks: [Track]
     private var trackCount = 0
     private var nextID = 1
+    /// Confirmations so far (``Track/order``).
+    private var confirmations = 0
+    /// Frames seen since the start or the last `reset`.
+    private var frame = 0
+    /// Sources dropped for silence, oldest first; the first `goneCount` are valid.
+    private var gone: [Gone]
+    private var goneCount = 0
+    /// Frames a dropped source is remembered (``recallSeconds``).
+    private let recallFrames: Int
+    /// Frames a dropped source's bearing is carried on by its velocity (``recallCoastSeconds``).
+    private let recallCoastFrames: Int
     /// Whether each candidate of this frame is taken by a track.
     private var taken: [Bool]
     /// The track each candidate of this frame went to (−1: none).
@@ -113,12 +149,18 @@ package final class MultiSourceTracker {
         self.taken = [Bool](repeating: false, count: max(1, candidateCapacity))
         self.trackOf = [Int](repeating: -1, count: max(1, candidateCapacity))
         self.echoes = [Double](repeating: 0, count: max(1, candidateCapacity))
+        self.gone = [Gone](repeating: Gone(), count: 2 * max(1, configuration.maxSources))
+        self.recallFrames = Int((Self.recallSeconds / configuration.hopDuration).rounded(.up))
+        self.recallCoastFrames = Int((Self.recallCoastSeconds / configuration.hopDuration).rounded())
     }
 
-    /// Forgets every track; ids start from 1 again.
+    /// Forgets every track and every dropped source; ids start from 1 again.
     package func reset() {
         trackCount = 0
         nextID = 1
+        confirmations = 0
+        frame = 0
+        goneCount = 0
     }
 
     /// Empty storage for a record's sources, able to hold `maxSources` without growing.
@@ -136,6 +178,7 @@ package final class MultiSourceTracker {
     package func update(
         candidates: [SourceCandidate], count: Int, averageLevelDBFS: Double, into records: inout [SourceRecord]
     ) {
+        frame += 1
         predict()
         associate(candidates: candidates, count: count, averageLevelDBFS: averageLevelDBFS)
         spawn(candidates: candidates, count: count)
@@ -181,6 +224,9 @@ package final class MultiSourceTracker {
             track.hits += 1
             track.misses = 0
             track.matched = true
+            track.heardAzimuth = track.azimuth
+            track.heardVelocity = track.velocity
+            track.heardFrame = frame
             let evidence = min(1, candidate.share * candidate.strength / Self.fullStrength)
             track.confidence += smoothing * (evidence - track.confidence)
             let level = averageLevelDBFS + 10 * log10(max(candidate.share, 1e-6))
@@ -215,8 +261,10 @@ package final class MultiSourceTracker {
             // A partner that is itself an echo of a stronger peak is no direct path either: both
             // are reflections of that peak's source, and each keeps its own blame.
             if candidates[i].echo >= Self.echoLimit { continue }
-            // The older source keeps its place: ids grow with the time of confirmation.
-            if trackOf[i] >= 0 && tracks[trackOf[i]].confirmed && tracks[trackOf[i]].id < tracks[trackOf[j]].id { continue }
+            // The older source keeps its place.
+            if trackOf[i] >= 0 && tracks[trackOf[i]].confirmed && tracks[trackOf[i]].order < tracks[trackOf[j]].order {
+                continue
+            }
             echoes[i] = max(echoes[i], candidates[j].echo)
             echoes[j] = 0
         }
@@ -242,10 +290,12 @@ package final class MultiSourceTracker {
         var t = 0
         while t < trackCount {
             let track = tracks[t]
+            let echo = track.echo >= Self.echoLimit
             let dead = track.confirmed
-                ? track.misses > min(deathFrames, Self.patience * track.hits) || track.echo >= Self.echoLimit
+                ? track.misses > min(deathFrames, Self.patience * track.hits) || echo
                 : track.misses >= Self.tentativeMisses
             if dead {
+                if track.confirmed && !echo { remember(track) }
                 tracks[t] = tracks[trackCount - 1]
                 trackCount -= 1
                 continue
@@ -266,11 +316,19 @@ package final class MultiSourceTracker {
             }
             if confirmedCount >= capacity {
                 guard weakest >= 0 else { continue }
+                remember(tracks[weakest])
                 tracks[weakest].misses = Int.max / 2  // dropped below
             }
             tracks[t].confirmed = true
-            tracks[t].id = nextID
-            nextID += 1
+            confirmations += 1
+            tracks[t].order = confirmations
+            if let k = recall(near: tracks[t].azimuth) {
+                tracks[t].id = gone[k].id
+                forget(k)
+            } else {
+                tracks[t].id = nextID
+                nextID += 1
+            }
         }
         // Drop replaced sources.
         var u = 0
@@ -282,6 +340,37 @@ package final class MultiSourceTracker {
             }
             u += 1
         }
+    }
+
+    /// Keeps a dropped source's id and bearing for ``recallSeconds`` (the oldest is forgotten
+    /// when every place is taken).
+    private func remember(_ track: Track) {
+        if goneCount == gone.count { forget(0) }
+        gone[goneCount] = Gone(
+            id: track.id, azimuth: track.heardAzimuth, velocity: track.heardVelocity, heardFrame: track.heardFrame,
+            droppedFrame: frame)
+        goneCount += 1
+    }
+
+    /// The remembered source nearest to `azimuth` within ``gateDegrees``, dropped at most
+    /// ``recallSeconds`` ago (older ones are forgotten here), if any. Each is where it was last
+    /// heard, carried on by its velocity for up to ``recallCoastSeconds``.
+    private func recall(near azimuth: Double) -> Int? {
+        while goneCount > 0 && frame - gone[0].droppedFrame > recallFrames { forget(0) }
+        var best: Int?
+        var bestDistance = Self.gateDegrees
+        for k in 0..<goneCount {
+            let coast = Double(min(frame - gone[k].heardFrame, recallCoastFrames)) * hop
+            let d = abs(max(-90, min(90, gone[k].azimuth + gone[k].velocity * coast)) - azimuth)
+            if d <= bestDistance { bestDistance = d; best = k }
+        }
+        return best
+    }
+
+    /// Removes remembered source `k`, keeping the rest oldest first.
+    private func forget(_ k: Int) {
+        for m in k..<(goneCount - 1) { gone[m] = gone[m + 1] }
+        goneCount -= 1
     }
 
     /// How long a source stays active without a match: ``activeHoldSeconds``, plus up to

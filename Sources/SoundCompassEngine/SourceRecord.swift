@@ -1,9 +1,11 @@
 /// One tracked source in one frame: an entry of ``AnalysisRecord/sources`` (filled by the
 /// multi-source tracker, see ``AnalysisConfiguration/maxSources``).
 public struct SourceRecord: Sendable, Equatable {
-    /// The source's number: 1 for the first source of a run, then increasing; never reused
-    /// within a run (a source that falls silent for longer than the tracker's timeout and comes
-    /// back gets a new id).
+    /// The source's number: 1 for the first source of a run, then increasing. No two sources of
+    /// a record share one. A source that falls silent for longer than the tracker's timeout
+    /// (1.5 s) is dropped; a source that appears within 12° of where it was last heard (carried
+    /// on by its velocity for up to 2 s), within 30 s, takes its id back: a talker who pauses
+    /// between sentences keeps one id.
     public var id: Int
     /// Smoothed bearing, degrees, same convention as ``AnalysisRecord/azimuth``: [−90, 90]
     /// while the record's ``AnalysisRecord/hemisphere`` is `.unknown`, behind the pair when it

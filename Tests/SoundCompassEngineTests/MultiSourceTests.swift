@@ -242,7 +242,7 @@ struct MultiSourceTests {
         #expect(tracked.map { var r = $0; r.sources = []; return r } == plain)
     }
 
-    @Test("ids count from 1 and are never reused; at most maxSources are reported")
+    @Test("ids count from 1, one per source in a record; an id comes back only where its source was; at most maxSources")
     func idsAndCapacity() throws {
         var config = AnalysisConfiguration(sampleRate: Self.sampleRate)
         config.maxSources = 2
@@ -251,14 +251,77 @@ struct MultiSourceTests {
         #expect(records.allSatisfy { zip($0.sources, $0.sources.dropFirst()).allSatisfy { $0.id < $1.id } })
         let ids = records.flatMap { $0.sources.map(\.id) }
         #expect(ids.min() == 1)
-        // An id, once gone, does not come back.
-        var gone = Set<Int>(), previous = Set<Int>()
+        // An id that went and came back: the three talkers stand still, so it returns within
+        // the gate of where it was last listed.
+        var last: [Int: Double] = [:], previous = Set<Int>()
         for record in records {
-            let now = Set(record.sources.map(\.id))
-            #expect(now.isDisjoint(with: gone))
-            gone.formUnion(previous.subtracting(now))
-            previous = now
+            for source in record.sources {
+                if !previous.contains(source.id), let before = last[source.id] {
+                    #expect(abs(source.azimuth - before) <= MultiSourceTracker.gateDegrees + 1,
+                            "id \(source.id) back at \(source.azimuth)°, last at \(before)°")
+                }
+                last[source.id] = source.azimuth
+            }
+            previous = Set(record.sources.map(\.id))
         }
+    }
+
+    /// Runs `phases` of candidates (each for a number of seconds) through one tracker; the
+    /// records of each phase.
+    static func phases(
+        _ tracker: MultiSourceTracker, _ config: AnalysisConfiguration, _ phases: [(seconds: Double, candidates: (Int) -> [SourceCandidate])]
+    ) -> [[[SourceRecord]]] {
+        var records = MultiSourceTracker.makeRecords(capacity: config.maxSources)
+        return phases.map { phase in
+            let frames = Int((phase.seconds / config.hopDuration).rounded())
+            return (0..<frames).map { f in
+                let c = phase.candidates(f)
+                tracker.update(candidates: c, count: c.count, averageLevelDBFS: -20, into: &records)
+                return records
+            }
+        }
+    }
+
+    /// Talkers at −30° and +40°; −30° pauses for 3 s (dropped after 1.5 s) and comes back at
+    /// −27°: it gets id 1 again; a new talker at +5° gets id 3; a talker back after more than
+    /// ``MultiSourceTracker/recallSeconds`` gets a new id.
+    @Test("a talker who pauses and comes back at the same place keeps their id")
+    func pausedTalkerKeepsID() {
+        let config = AnalysisConfiguration(sampleRate: Self.sampleRate)
+        let tracker = MultiSourceTracker(configuration: config, candidateCapacity: 4)
+        let a = SourceCandidate(azimuth: -30, strength: 0.3, share: 0.5)
+        let b = SourceCandidate(azimuth: 40, strength: 0.3, share: 0.5)
+        let back = SourceCandidate(azimuth: -27, strength: 0.3, share: 0.5)
+        let c = SourceCandidate(azimuth: 5, strength: 0.3, share: 0.3)
+        let r = Self.phases(tracker, config, [
+            (1, { _ in [a, b] }), (3, { _ in [b] }), (1, { _ in [back, b] }), (1, { _ in [back, b, c] }),
+            (MultiSourceTracker.recallSeconds + 2, { _ in [b] }), (1, { _ in [a, b] }),
+        ])
+        #expect(r[0].last?.map(\.id) == [1, 2])
+        #expect(r[1].last?.map(\.id) == [2], "the paused talker is dropped")
+        #expect(r[2].last?.map(\.id) == [1, 2])
+        #expect(r[2].last.map { abs($0[0].azimuth - -27) < 1 } == true, "\(r[2].last ?? [])")
+        #expect(r[3].last?.map(\.id) == [1, 2, 3])
+        #expect(r[3].last.map { abs($0[2].azimuth - 5) < 1 } == true, "\(r[3].last ?? [])")
+        // Gone for longer than the recall: 1 and 3 are forgotten; −30° is new, id 4.
+        #expect(r[5].last?.map(\.id) == [2, 4], "\(r[5].last ?? [])")
+    }
+
+    /// A talker walking at 10°/s from −60° pauses for 1.8 s and goes on walking: recalled where
+    /// their velocity carried them (−22°, 18° from where they were last heard).
+    @Test("a walking talker who pauses is recalled where their velocity carried them")
+    func walkingTalkerKeepsID() {
+        let config = AnalysisConfiguration(sampleRate: Self.sampleRate)
+        let tracker = MultiSourceTracker(configuration: config, candidateCapacity: 4)
+        let hop = config.hopDuration
+        func at(_ seconds: Double) -> [SourceCandidate] { [SourceCandidate(azimuth: -60 + 10 * seconds, strength: 0.3, share: 1)] }
+        let r = Self.phases(tracker, config, [
+            (2, { at(Double($0) * hop) }), (1.8, { _ in [] }), (1, { at(3.8 + Double($0) * hop) }),
+        ])
+        #expect(r[0].last?.map(\.id) == [1])
+        #expect(r[1].last?.map(\.id) == [], "dropped during the pause")
+        #expect(r[2].last?.map(\.id) == [1], "\(r[2].last ?? [])")
+        #expect(r[2].last.map { abs($0[0].azimuth - (-60 + 48)) < 3 } == true, "\(r[2].last ?? [])")
     }
 
     @Test("maxSources and the source window are checked")
