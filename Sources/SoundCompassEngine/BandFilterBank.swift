@@ -187,25 +187,36 @@ package final class BandFilterBank {
 /// per SIMD lane: the recursions of different bands are independent, so one vector step
 /// advances all of them. Each section is in transposed direct form II:
 /// `y = b0·x + s1;  s1 = b1·x − a1·y + s2;  s2 = b2·x − a2·y`.
+///
+/// The cookbook's high-pass has `b1 = −2·b0` and `b2 = b0`, its low-pass `b1 = 2·b0` and
+/// `b2 = b0`, exactly (in double precision and so in single: doubling is exact), so each
+/// section takes one product of its input, `b0·x`, and doubles it instead of two more
+/// multiplications: the same values to the bit (`−2·(b0·x)` is `(−2·b0)·x` rounded), with
+/// four coefficient vectors fewer to keep in registers.
 struct StereoCascade4 {
-    private let b0: SIMD4<Float>, b1: SIMD4<Float>, b2: SIMD4<Float>, a1: SIMD4<Float>, a2: SIMD4<Float>
-    private let c0: SIMD4<Float>, c1: SIMD4<Float>, c2: SIMD4<Float>, d1: SIMD4<Float>, d2: SIMD4<Float>
+    private let b0: SIMD4<Float>, a1: SIMD4<Float>, a2: SIMD4<Float>
+    private let c0: SIMD4<Float>, d1: SIMD4<Float>, d2: SIMD4<Float>
     private var left = (SIMD4<Float>(), SIMD4<Float>(), SIMD4<Float>(), SIMD4<Float>())
     private var right = (SIMD4<Float>(), SIMD4<Float>(), SIMD4<Float>(), SIMD4<Float>())
 
-    /// - Parameter lanes: one to four (first section, second section) pairs; missing lanes pass nothing.
+    /// - Parameter lanes: one to four (high-pass, low-pass) pairs from ``BiquadCoefficients``'
+    ///   cookbook designs; missing lanes pass nothing.
     init(_ lanes: [(BiquadCoefficients, BiquadCoefficients)]) {
         precondition((1...4).contains(lanes.count))
+        for (high, low) in lanes {
+            precondition(
+                Float(high.b1) == -2 * Float(high.b0) && high.b2 == high.b0
+                    && Float(low.b1) == 2 * Float(low.b0) && low.b2 == low.b0,
+                "StereoCascade4 takes a cookbook high-pass then a cookbook low-pass")
+        }
         func lane(_ i: Int, _ pick: (BiquadCoefficients, BiquadCoefficients) -> Double) -> Float {
             i < lanes.count ? Float(pick(lanes[i].0, lanes[i].1)) : 0
         }
         func vector(_ pick: (BiquadCoefficients, BiquadCoefficients) -> Double) -> SIMD4<Float> {
             SIMD4(lane(0, pick), lane(1, pick), lane(2, pick), lane(3, pick))
         }
-        b0 = vector { a, _ in a.b0 }; b1 = vector { a, _ in a.b1 }; b2 = vector { a, _ in a.b2 }
-        a1 = vector { a, _ in a.a1 }; a2 = vector { a, _ in a.a2 }
-        c0 = vector { _, b in b.b0 }; c1 = vector { _, b in b.b1 }; c2 = vector { _, b in b.b2 }
-        d1 = vector { _, b in b.a1 }; d2 = vector { _, b in b.a2 }
+        b0 = vector { a, _ in a.b0 }; a1 = vector { a, _ in a.a1 }; a2 = vector { a, _ in a.a2 }
+        c0 = vector { _, b in b.b0 }; d1 = vector { _, b in b.a1 }; d2 = vector { _, b in b.a2 }
     }
 
     mutating func reset() {
@@ -224,12 +235,16 @@ struct StereoCascade4 {
         var (r1, r2, r3, r4) = right
         for i in 0..<count {
             let xl = SIMD4<Float>(repeating: input[i]), xr = SIMD4<Float>(repeating: inputRight[i])
-            let yl = b0 * xl + l1, yr = b0 * xr + r1
-            l1 = b1 * xl - a1 * yl + l2; r1 = b1 * xr - a1 * yr + r2
-            l2 = b2 * xl - a2 * yl;      r2 = b2 * xr - a2 * yr
-            let zl = c0 * yl + l3, zr = c0 * yr + r3
-            l3 = c1 * yl - d1 * zl + l4; r3 = c1 * yr - d1 * zr + r4
-            l4 = c2 * yl - d2 * zl;      r4 = c2 * yr - d2 * zr
+            // High-pass: b1·x = −2·(b0·x), b2·x = b0·x; (−u − v) + w is w − (u + v) to the bit.
+            let bl = b0 * xl, br = b0 * xr
+            let yl = bl + l1, yr = br + r1
+            l1 = l2 - ((bl + bl) + a1 * yl); r1 = r2 - ((br + br) + a1 * yr)
+            l2 = bl - a2 * yl;               r2 = br - a2 * yr
+            // Low-pass: c1·y = 2·(c0·y), c2·y = c0·y.
+            let cl = c0 * yl, cr = c0 * yr
+            let zl = cl + l3, zr = cr + r3
+            l3 = ((cl + cl) - d1 * zl) + l4; r3 = ((cr + cr) - d1 * zr) + r4
+            l4 = cl - d2 * zl;               r4 = cr - d2 * zr
             leftRaw.storeBytes(of: zl, toByteOffset: 16 * i, as: SIMD4<Float>.self)
             rightRaw.storeBytes(of: zr, toByteOffset: 16 * i, as: SIMD4<Float>.self)
         }
