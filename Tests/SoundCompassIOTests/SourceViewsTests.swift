@@ -128,6 +128,30 @@ struct SourceViewsTests {
         #expect(abs(label3 + 4 - (TracePlot.left + seconds / 3 / recorder.duration * plotWidth)) < 2, "\(label3)")
     }
 
+    /// Source 1 heard for 0–2 s, 5–6 s and 6.5–8 s (a 3 s gap, then a 0.5 s one): its id is
+    /// written at 0 s and at 5 s, where it came back after more than
+    /// ``TracePlot/sourceRelabelSeconds``, and not at 6.5 s.
+    @Test("plot: a source's id is written again where its track resumes after a long gap")
+    func plotRelabels() throws {
+        let recorder = TraceRecorder(bandNames: [], frameLimit: TraceRecorder.exactFrameLimit)
+        for i in 0..<400 {
+            let t = Double(i) * 0.02
+            var r = AnalysisRecord(time: t, azimuth: -40, lateral: -0.64, confidence: 0.8, levelDBFS: -20, active: true)
+            if t < 2 || (t >= 5 && t < 6) || t >= 6.5 {
+                r.sources = [SourceRecord(id: 1, azimuth: -40, confidence: 0.6, levelDBFS: -22, active: true)]
+            }
+            recorder.add(r)
+        }
+        let svg = TracePlot.render(recorder, options: .init(title: "t", settings: "s", maximumITDMicroseconds: 440))
+        let parsed = try #require(SVGElements.parse(svg))
+        let xs = parsed.contents.filter { $0.value == "1" && parsed.elements[$0.key].attributes["class"] == "source-label" }
+            .keys.compactMap { parsed.elements[$0].attributes["x"].flatMap(Double.init) }.sorted()
+        let plotWidth = 1200 - TracePlot.left - TracePlot.right
+        let expected = [0.0, 5.0].map { TracePlot.left + $0 / recorder.duration * plotWidth - 4 }
+        #expect(xs.count == 2, "\(xs)")
+        #expect(zip(xs, expected).allSatisfy { abs($0 - $1) < 2 }, "\(xs) vs \(expected)")
+    }
+
     /// The attributes of the id label of source `id`'s track.
     static func label(_ svg: SVGElements, _ id: Int) -> [String: String]? {
         svg.contents.filter { $0.value == "\(id)" && svg.elements[$0.key].attributes["class"] == "source-label" }

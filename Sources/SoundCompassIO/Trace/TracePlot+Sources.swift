@@ -11,10 +11,16 @@ extension TracePlot {
     /// The colour of source `id`'s track.
     static func sourceColor(_ id: Int32) -> String { sourceColors[Int(max(0, id - 1)) % sourceColors.count] }
 
+    /// A source's id is written again where its track resumes after at least this long
+    /// unheard, seconds: the tracker drops a source after 1.5 s, and an id that comes back after
+    /// that is a source recognised at its old bearing.
+    static let sourceRelabelSeconds: Float = 1.5
+
     /// Each tracked source (``AnalysisRecord/sources``) as its own line on the azimuth panel,
     /// in its colour, broken where it is not heard, with its id written at the start of the
-    /// track; from the decimation's buckets (a mean azimuth per source and bucket), so a long
-    /// recording draws in the same bounded memory. Drawn under the tracked azimuth.
+    /// track and again where it resumes after ``sourceRelabelSeconds`` or more; from the
+    /// decimation's buckets (a mean azimuth per source and bucket), so a long recording draws
+    /// in the same bounded memory. Drawn under the tracked azimuth.
     static func drawSourceTracks(_ layout: Layout, into svg: inout SVGWriter) {
         let trace = layout.trace
         guard trace.hasSources else { return }
@@ -25,7 +31,9 @@ extension TracePlot {
         for id in tracks.ids(buckets: buckets.used) {
             let color = sourceColor(id)
             var path = DecimatedPath(maximumStep: step, y: panel.y)
-            var start: (x: Double, value: Float)?
+            // Where the id is written: the track's start and each return after a long gap.
+            var starts: [(x: Double, value: Float)] = []
+            var lastHeard = -Float.infinity
             for i in 0..<buckets.used where buckets.firstTime[i].isFinite {
                 let px = layout.x(buckets.time(of: i))
                 guard let azimuth = tracks.azimuth(of: id, in: i) else {
@@ -33,14 +41,15 @@ extension TracePlot {
                     continue
                 }
                 let shown = layout.circle ? azimuth : Float(TruthTrack.lateral(Double(azimuth)))
-                if start == nil { start = (px, shown) }
+                if buckets.firstTime[i] - lastHeard >= sourceRelabelSeconds { starts.append((px, shown)) }
+                lastHeard = buckets.lastTime[i]
                 path.add(x: px, value: Double(shown))
             }
             let data = path.finish()
             svg.raw("<path id=\"source-\(id)\" class=\"line source\" stroke=\"\(color)\" stroke-width=\"3.2\" stroke-opacity=\"0.85\" d=\"")
             if data.isEmpty { svg.raw("M0 0") }
             svg.rawAppend(data); svg.raw("\"/>\n")
-            if let start {
+            for start in starts {
                 svg.text(start.x - 4, panel.y(Double(start.value)) - 5, "\(id)",
                     attributes: "class=\"source-label\" text-anchor=\"end\" font-weight=\"bold\" font-size=\"12\" fill=\"\(color)\"")
             }
