@@ -15,9 +15,10 @@ import Musl
 ///   is dropped after ``tentativeMisses`` frames in a row without one.
 /// - **Ids.** A new source gets the next id, from 1. A source that went quiet and was dropped
 ///   is remembered for ``recallSeconds``: a new source within ``gateDegrees`` of where it was
-///   last heard takes its id back (the nearest such), so a talker who pauses between
-///   sentences, or waits while another talks, keeps one id. Two sources never share an id;
-///   a source dropped as a reflection is not remembered.
+///   last heard, or of where its velocity would have carried it (for up to
+///   ``recallCoastSeconds``), takes its id back (the nearest such), so a talker who pauses
+///   between sentences, or waits while another talks, keeps one id. Two sources never share
+///   an id; a source dropped as a reflection is not remembered.
 /// - **Reflections.** Each track smooths its candidates' ``SourceCandidate/echo`` (share
 ///   ``echoSmoothing`` per match). From ``echoLimit`` on it is taken for a reflection of a
 ///   stronger source: a tentative track is not confirmed, and a source is dropped (were it a
@@ -81,7 +82,7 @@ package final class MultiSourceTracker {
     package static let recallSeconds = 30.0
     /// Longest time over which a dropped source's bearing is carried on by the velocity it had
     /// when last heard, seconds: a talker walking on through a pause is recalled where they
-    /// are, while a still talker's small velocity is not carried on for long.
+    /// are (a still one is recalled where they were).
     package static let recallCoastSeconds = 2.0
 
     private struct Track {
@@ -353,15 +354,19 @@ package final class MultiSourceTracker {
     }
 
     /// The remembered source nearest to `azimuth` within ``gateDegrees``, dropped at most
-    /// ``recallSeconds`` ago (older ones are forgotten here), if any. Each is where it was last
-    /// heard, carried on by its velocity for up to ``recallCoastSeconds``.
+    /// ``recallSeconds`` ago (older ones are forgotten here), if any. Each is taken both where
+    /// it was last heard and where its velocity would have carried it in up to
+    /// ``recallCoastSeconds``, whichever is nearer.
     private func recall(near azimuth: Double) -> Int? {
         while goneCount > 0 && frame - gone[0].droppedFrame > recallFrames { forget(0) }
         var best: Int?
         var bestDistance = Self.gateDegrees
         for k in 0..<goneCount {
+            // Where it was, or where its velocity carried it: a still talker's velocity is the
+            // noise of its bearings, and carried on for two seconds could take it out of the gate.
             let coast = Double(min(frame - gone[k].heardFrame, recallCoastFrames)) * hop
-            let d = abs(max(-90, min(90, gone[k].azimuth + gone[k].velocity * coast)) - azimuth)
+            let carried = max(-90, min(90, gone[k].azimuth + gone[k].velocity * coast))
+            let d = min(abs(gone[k].azimuth - azimuth), abs(carried - azimuth))
             if d <= bestDistance { bestDistance = d; best = k }
         }
         return best

@@ -3,9 +3,9 @@
 public struct SourceRecord: Sendable, Equatable {
     /// The source's number: 1 for the first source of a run, then increasing. No two sources of
     /// a record share one. A source that falls silent for longer than the tracker's timeout
-    /// (1.5 s) is dropped; a source that appears within 12° of where it was last heard (carried
-    /// on by its velocity for up to 2 s), within 30 s, takes its id back: a talker who pauses
-    /// between sentences keeps one id.
+    /// (1.5 s) is dropped; a source that appears within 12° of where it was last heard, or of
+    /// where its velocity would have carried it in up to 2 s, within 30 s, takes its id back: a
+    /// talker who pauses between sentences keeps one id.
     public var id: Int
     /// Smoothed bearing, degrees, same convention as ``AnalysisRecord/azimuth``: [−90, 90]
     /// while the record's ``AnalysisRecord/hemisphere`` is `.unknown`, behind the pair when it

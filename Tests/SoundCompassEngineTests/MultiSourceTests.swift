@@ -266,6 +266,35 @@ struct MultiSourceTests {
         }
     }
 
+    /// Two talkers taking turns, 4 s each, −40° then +30°, four times over (32 s, free field):
+    /// each is dropped during the other's turn (1.5 s unheard) and comes back. Every source
+    /// reported active within 10° of −40° is id 1, and of +30° id 2.
+    @Test("two talkers taking turns keep ids 1 and 2 through every turn")
+    func turnsKeepIDs() throws {
+        let turns = (0..<4).flatMap { k -> [Source] in
+            let t = Double(8 * k)
+            return [
+                Source(.speech, azimuth: -40, start: t, end: t + 4, levelDBFS: -20, seed: UInt64(21 + 2 * k)),
+                Source(.speech, azimuth: 30, start: t + 4, end: t + 8, levelDBFS: -20, seed: UInt64(22 + 2 * k)),
+            ]
+        }
+        let scene = Scene(sampleRate: Self.sampleRate, duration: 32, sources: turns, noise: SensorNoise(snrDecibels: 20, seed: 5))
+        let records = try analyze(scene.render(), configuration: AnalysisConfiguration(sampleRate: Self.sampleRate))
+        var idsNear: [Double: Set<Int>] = [-40: [], 30: []]
+        var dropped = 0, previous = Set<Int>()
+        for record in records {
+            for source in record.sources where source.active {
+                for talker in [-40.0, 30] where abs(source.azimuth - talker) <= 10 { idsNear[talker]?.insert(source.id) }
+            }
+            let now = Set(record.sources.map(\.id))
+            dropped += previous.subtracting(now).count
+            previous = now
+        }
+        #expect(dropped >= 6, "each talker is dropped during the other's turns (\(dropped) drops)")
+        #expect(idsNear[-40] == [1], "\(idsNear)")
+        #expect(idsNear[30] == [2], "\(idsNear)")
+    }
+
     /// Runs `phases` of candidates (each for a number of seconds) through one tracker; the
     /// records of each phase.
     static func phases(
