@@ -199,6 +199,9 @@ final class SoundFile {
         }
         // Integer formats clip rather than wrap around on overload.
         sf_command(handle, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
+        // No PEAK chunk in float files: it holds the time of writing, so the same samples
+        // written a second apart would give different bytes.
+        sf_command(handle, Int32(SFC_SET_ADD_PEAK_CHUNK), nil, Int32(SF_FALSE))
         if format == .oggVorbis {
             // Highest Vorbis quality: lower settings couple the channels and erase time differences.
             var quality = 1.0

@@ -171,6 +171,21 @@ struct CLITests {
         #expect(abs(median(azimuths) + 25) < 0.5)
     }
 
+    /// A float WAV would carry libsndfile's PEAK chunk, which holds the time of writing in
+    /// seconds: two renders of the same scene a second apart would differ in two bytes.
+    @Test("synth renders the same scene to the same bytes, also a second later (no PEAK chunk's time stamp)")
+    func synthIsReproducible() throws {
+        let directory = TemporaryDirectory()
+        let arguments = ["--source", "speech@-30", "--source", "pink@40", "--duration", "0.5", "--snr", "20", "-q"]
+        let first = directory.path("first.wav"), second = directory.path("second.wav")
+        #expect(try CLI.run(["synth", first] + arguments).status == 0)
+        Thread.sleep(forTimeInterval: 1.1)
+        #expect(try CLI.run(["synth", second] + arguments).status == 0)
+        let a = try Data(contentsOf: URL(fileURLWithPath: first)), b = try Data(contentsOf: URL(fileURLWithPath: second))
+        #expect(a.count > 44 && a == b, "\(a.count) and \(b.count) bytes")
+        #expect(a.range(of: Data("PEAK".utf8)) == nil)
+    }
+
     @Test("frame and hop in milliseconds, and a different array model")
     func options() throws {
         let directory = TemporaryDirectory()
