@@ -291,12 +291,12 @@ package final class MultiSourceTracker {
         var t = 0
         while t < trackCount {
             let track = tracks[t]
-            let echo = track.echo >= Self.echoLimit
+            let reflection = track.echo >= Self.echoLimit
             let dead = track.confirmed
-                ? track.misses > min(deathFrames, Self.patience * track.hits) || echo
+                ? track.misses > min(deathFrames, Self.patience * track.hits) || reflection
                 : track.misses >= Self.tentativeMisses
             if dead {
-                if track.confirmed && !echo { remember(track) }
+                if track.confirmed && !reflection { remember(track) }
                 tracks[t] = tracks[trackCount - 1]
                 trackCount -= 1
                 continue

@@ -12,9 +12,10 @@ extension TracePlot {
     static func sourceColor(_ id: Int32) -> String { sourceColors[Int(max(0, id - 1)) % sourceColors.count] }
 
     /// A source's id is written again where its track resumes after at least this long
-    /// unheard, seconds: the tracker drops a source after 1.5 s, and an id that comes back after
-    /// that is a source recognised at its old bearing.
-    static let sourceRelabelSeconds: Float = 1.5
+    /// unheard, seconds: the tracker's ``MultiSourceTracker/deathSeconds``, after which a
+    /// source is dropped, so an id that comes back later is a source recognised at its old
+    /// bearing.
+    static let sourceRelabelSeconds = Float(MultiSourceTracker.deathSeconds)
 
     /// Each tracked source (``AnalysisRecord/sources``) as its own line on the azimuth panel,
     /// in its colour, broken where it is not heard, with its id written at the start of the
