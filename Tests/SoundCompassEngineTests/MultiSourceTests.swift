@@ -158,17 +158,26 @@ struct MultiSourceTests {
         #expect(f.idSwitches == [0], "\(f)")
     }
 
+    /// Runs `phases` through `tracker`, each a number of frames whose candidates are given by
+    /// the frame's index within the phase; the records of each phase.
+    static func run(
+        _ tracker: MultiSourceTracker, capacity: Int, _ phases: [(frames: Int, candidates: (Int) -> [SourceCandidate])]
+    ) -> [[[SourceRecord]]] {
+        var records = MultiSourceTracker.makeRecords(capacity: capacity)
+        return phases.map { phase in
+            (0..<phase.frames).map { f in
+                let c = phase.candidates(f)
+                tracker.update(candidates: c, count: c.count, averageLevelDBFS: -20, into: &records)
+                return records
+            }
+        }
+    }
+
     /// Feeds `frames` frames of the same candidates to `tracker` and returns the records.
     static func feed(
         _ tracker: MultiSourceTracker, _ candidates: [SourceCandidate], frames: Int, capacity: Int
     ) -> [[SourceRecord]] {
-        var records = MultiSourceTracker.makeRecords(capacity: capacity)
-        var all: [[SourceRecord]] = []
-        for _ in 0..<frames {
-            tracker.update(candidates: candidates, count: candidates.count, averageLevelDBFS: -20, into: &records)
-            all.append(records)
-        }
-        return all
+        run(tracker, capacity: capacity, [(frames, { _ in candidates })])[0]
     }
 
     /// A talker heard alone for a second, then with a co-varying peak (`echo` 0.6 between the
@@ -295,20 +304,11 @@ struct MultiSourceTests {
         #expect(idsNear[30] == [2], "\(idsNear)")
     }
 
-    /// Runs `phases` of candidates (each for a number of seconds) through one tracker; the
-    /// records of each phase.
+    /// ``run(_:capacity:_:)`` with each phase's length in seconds.
     static func phases(
         _ tracker: MultiSourceTracker, _ config: AnalysisConfiguration, _ phases: [(seconds: Double, candidates: (Int) -> [SourceCandidate])]
     ) -> [[[SourceRecord]]] {
-        var records = MultiSourceTracker.makeRecords(capacity: config.maxSources)
-        return phases.map { phase in
-            let frames = Int((phase.seconds / config.hopDuration).rounded())
-            return (0..<frames).map { f in
-                let c = phase.candidates(f)
-                tracker.update(candidates: c, count: c.count, averageLevelDBFS: -20, into: &records)
-                return records
-            }
-        }
+        run(tracker, capacity: config.maxSources, phases.map { (Int(($0.seconds / config.hopDuration).rounded()), $0.candidates) })
     }
 
     /// Talkers at −30° and +40°; −30° pauses for 3 s (dropped after 1.5 s) and comes back at

@@ -144,19 +144,21 @@ struct SourceViewsTests {
         }
         let svg = TracePlot.render(recorder, options: .init(title: "t", settings: "s", maximumITDMicroseconds: 440))
         let parsed = try #require(SVGElements.parse(svg))
-        let xs = parsed.contents.filter { $0.value == "1" && parsed.elements[$0.key].attributes["class"] == "source-label" }
-            .keys.compactMap { parsed.elements[$0].attributes["x"].flatMap(Double.init) }.sorted()
+        let xs = Self.labels(parsed, 1).compactMap { $0["x"].flatMap(Double.init) }.sorted()
         let plotWidth = 1200 - TracePlot.left - TracePlot.right
         let expected = [0.0, 5.0].map { TracePlot.left + $0 / recorder.duration * plotWidth - 4 }
         #expect(xs.count == 2, "\(xs)")
         #expect(zip(xs, expected).allSatisfy { abs($0 - $1) < 2 }, "\(xs) vs \(expected)")
     }
 
-    /// The attributes of the id label of source `id`'s track.
-    static func label(_ svg: SVGElements, _ id: Int) -> [String: String]? {
+    /// The attributes of every id label of source `id`'s track, in document order.
+    static func labels(_ svg: SVGElements, _ id: Int) -> [[String: String]] {
         svg.contents.filter { $0.value == "\(id)" && svg.elements[$0.key].attributes["class"] == "source-label" }
-            .keys.min().map { svg.elements[$0].attributes }
+            .keys.sorted().map { svg.elements[$0].attributes }
     }
+
+    /// The attributes of the first id label of source `id`'s track.
+    static func label(_ svg: SVGElements, _ id: Int) -> [String: String]? { labels(svg, id).first }
 
     @Test("source buckets: a merged bucket keeps the ids heard most, means across ±180°")
     func sourceBuckets() {
