@@ -134,32 +134,32 @@ let benchmarks: @Sendable () -> Void = {
     do {
         let bank = BandFilterBank(bands: configuration.usableBands, sampleRate: configuration.sampleRate, frameLength: frameLength)
         let first = StageScene.frame(0)
-        bank.filter(left: first.left.baseAddress!, right: first.right.baseAddress!, offset: 0, count: frameLength)
-        bank.shift(hop: hop, keep: frameLength - hop)
+        bank.append(left: first.left.baseAddress!, right: first.right.baseAddress!, count: frameLength)
+        bank.advance(hop: hop)
         let cursor = Cursor()
         Benchmark("4 Band filter bank (\(configuration.usableBands.count) bands), one hop") { benchmark in
             for _ in benchmark.scaledIterations {
                 let (left, right) = StageScene.hopBlock(cursor.next(first: 1))
-                bank.filter(left: left.baseAddress!, right: right.baseAddress!, offset: frameLength - hop, count: hop)
-                bank.shift(hop: hop, keep: frameLength - hop)
+                bank.append(left: left.baseAddress!, right: right.baseAddress!, count: hop)
+                bank.advance(hop: hop)
             }
-            blackHole(bank.levels(0).levelDBFS)
+            blackHole(bank.filled)
         }
     }
 
     // MARK: Per-band estimates (SubbandEstimator.estimate), after the frame's broadband estimate.
     do {
         let estimator = DirectionEstimator(configuration: configuration)
-        let subbands = SubbandEstimator(bands: configuration.usableBands, configuration: configuration, gccPhat: estimator.gccPhat)
+        let subbands = SubbandEstimator(bands: configuration.usableBands, configuration: configuration, broadband: estimator)
         var records = subbands.makeRecords()
         let first = StageScene.frame(0)
-        subbands.filter(left: first.left.baseAddress!, right: first.right.baseAddress!, offset: 0, count: frameLength)
+        subbands.append(left: first.left.baseAddress!, right: first.right.baseAddress!, count: frameLength)
         var frame = 0
         func prepare() -> (FrameEstimate, FrameSpectra) {
             if frame > 0 {
-                subbands.shift(hop: hop, keep: frameLength - hop)
+                subbands.advance(hop: hop)
                 let (left, right) = StageScene.hopBlock(frame)
-                subbands.filter(left: left.baseAddress!, right: right.baseAddress!, offset: frameLength - hop, count: hop)
+                subbands.append(left: left.baseAddress!, right: right.baseAddress!, count: hop)
             }
             let (left, right) = StageScene.frame(frame == 0 ? 0 : 1 + (frame - 1) % (StageScene.frameCount - 1))
             frame += 1
@@ -184,15 +184,13 @@ let benchmarks: @Sendable () -> Void = {
     do {
         let estimator = DirectionEstimator(configuration: configuration)
         let capacity = configuration.maxSources + 2
-        let candidates = SourceCandidateFinder(configuration: configuration, gccPhat: estimator.gccPhat, capacity: capacity)
+        let candidates = SourceCandidateFinder(configuration: configuration, broadband: estimator, capacity: capacity)
         let tracker = MultiSourceTracker(configuration: configuration, candidateCapacity: capacity)
         var records = MultiSourceTracker.makeRecords(capacity: configuration.maxSources)
         let cursor = Cursor()
         func step(_ estimate: FrameEstimate, _ spectra: FrameSpectra) {
-            candidates.update(
-                gccPhat: estimator.gccPhat, spectra: spectra, correlated: estimate.delay.peakHeight > 0,
-                levelDBFS: estimate.levels.levelDBFS, aboveGate: estimate.aboveGate)
-            candidates.find(spectra: spectra)
+            candidates.update(spectra: spectra, levelDBFS: estimate.levels.levelDBFS, aboveGate: estimate.aboveGate)
+            candidates.find(lowFrequencyShare: estimate.lowFrequencyShare)
             tracker.update(
                 candidates: candidates.candidates, count: candidates.count,
                 averageLevelDBFS: candidates.averageLevelDBFS, into: &records)

@@ -29,24 +29,23 @@ struct BandFilterBankTests {
     }
 
     /// Feeds `left` and `right` to `bank` the way the analyzer does (blocks of `block` samples
-    /// into a frame buffer, then a shift by `hop`), and hands every full frame's start sample
-    /// to `check`.
+    /// into the current frame, then a move on by `hop`), and hands every full frame's start
+    /// sample to `check`.
     static func stream(
         _ bank: BandFilterBank, left: [Float], right: [Float], hop: Int, block: Int, check: (Int) -> Void
     ) {
         let frame = bank.frameLength
-        var filled = 0, frameStart = 0, index = 0
+        var frameStart = 0, index = 0
         left.withUnsafeBufferPointer { l in
             right.withUnsafeBufferPointer { r in
                 while index < left.count {
-                    let take = min(frame - filled, block, left.count - index)
-                    bank.filter(left: l.baseAddress! + index, right: r.baseAddress! + index, offset: filled, count: take)
-                    filled += take
+                    let take = min(frame - bank.filled, block, left.count - index)
+                    bank.append(left: l.baseAddress! + index, right: r.baseAddress! + index, count: take)
                     index += take
-                    if filled == frame {
+                    if bank.filled == frame {
                         check(frameStart)
-                        bank.shift(hop: hop, keep: frame - hop)
-                        filled = frame - hop
+                        bank.advance(hop: hop)
+                        #expect(bank.filled == frame - hop)
                         frameStart += hop
                     }
                 }

@@ -68,14 +68,15 @@ struct BandLagBasisTests {
         let noiseL = Generators.whiteNoise(count: 8 * n, rms: 0.02, seed: 22)
         let noiseR = Generators.whiteNoise(count: 8 * n, rms: 0.02, seed: 23)
         let left = zip(source, noiseL).map { Float($0 + $1) }, right = zip(delayed, noiseR).map { Float($0 + $1) }
+        let scratch = BandCorrelationScratch(fftSize: gcc.fftSize)
         var frames = 0
         for start in stride(from: 0, through: 7 * n, by: n / 2) {
             let frame = left[start..<(start + n)].withUnsafeBufferPointer { l in
                 right[start..<(start + n)].withUnsafeBufferPointer { r in gcc.estimate(left: l, right: r) }
             }
             for prior in [nil, 7.3] {
-                let viaFFT = gcc.estimateBand(frame.spectra, firstBin: bins.lowerBound, lastBin: bins.upperBound, prior: prior)
-                let viaTable = gcc.estimateBand(frame.spectra, basis: basis, prior: prior)
+                let viaFFT = gcc.estimateBand(frame.spectra, firstBin: bins.lowerBound, lastBin: bins.upperBound, prior: prior, scratch: scratch)
+                let viaTable = gcc.estimateBand(frame.spectra, basis: basis, prior: prior, scratch: scratch)
                 #expect(abs(viaFFT.lagSamples - viaTable.lagSamples) <= 1e-4, "\(low)–\(high) Hz at \(start): \(viaFFT) vs \(viaTable)")
                 #expect(abs(viaFFT.confidence - viaTable.confidence) <= 1e-4)
                 #expect(abs(viaFFT.prominence - viaTable.prominence) <= 1e-4)

@@ -31,7 +31,8 @@ struct FrameSpectraTests {
         let gcc = GCCPHAT(frameLength: 1024, maxLagSamples: 21)
         let (l, r) = Self.frame(gain: 1, count: 1024)
         let current = l.withUnsafeBufferPointer { l in r.withUnsafeBufferPointer { r in gcc.estimate(left: l, right: r) } }
-        let band = gcc.estimateBand(current.spectra, firstBin: 10, lastBin: 60, prior: nil)
+        let band = gcc.estimateBand(
+            current.spectra, firstBin: 10, lastBin: 60, prior: nil, scratch: BandCorrelationScratch(fftSize: gcc.fftSize))
         #expect(abs(band.lagSamples) < 0.05)
         await #expect(processExitsWith: .failure) {
             let gcc = GCCPHAT(frameLength: 1024, maxLagSamples: 21)
@@ -41,7 +42,39 @@ struct FrameSpectraTests {
             }
             let earlier = estimate()
             _ = estimate()
-            _ = gcc.estimateBand(earlier.spectra, firstBin: 10, lastBin: 60, prior: nil)
+            _ = gcc.estimateBand(
+                earlier.spectra, firstBin: 10, lastBin: 60, prior: nil, scratch: BandCorrelationScratch(fftSize: gcc.fftSize))
+        }
+    }
+
+    @Test("the correlation travels with its frame: nil after a silent frame, the current one after a correlated frame")
+    func correlationInTheView() throws {
+        let gcc = GCCPHAT(frameLength: 1024, maxLagSamples: 21)
+        let (l, r) = Self.frame(gain: 1, count: 1024)
+        let silence = [Float](repeating: 0, count: 1024)
+        let heard = l.withUnsafeBufferPointer { l in r.withUnsafeBufferPointer { r in gcc.estimate(left: l, right: r) } }
+        let c = try #require(heard.spectra.correlation)
+        // Identical channels: the correlation peaks at lag 0 with height 1 (within rounding).
+        #expect(abs(c[0] - 1) < 1e-3)
+        #expect(heard.delay.peakHeight > 0.99)
+        let quiet = silence.withUnsafeBufferPointer { s in gcc.estimate(left: s, right: s) }
+        #expect(quiet.spectra.correlation == nil)
+        #expect(quiet.delay == .none && quiet.delay.consistency == nil)
+    }
+
+    @Test("the source candidates take only the current frame's view: an earlier frame's traps")
+    func candidatesCheckTheFrame() async {
+        await #expect(processExitsWith: .failure) {
+            let configuration = AnalysisConfiguration(sampleRate: 48000, frameLength: 1024)
+            let estimator = DirectionEstimator(configuration: configuration)
+            let finder = SourceCandidateFinder(configuration: configuration, broadband: estimator, capacity: 4)
+            let (l, r) = FrameSpectraTests.frame(gain: 1, count: 1024)
+            func estimate() -> (estimate: FrameEstimate, spectra: FrameSpectra) {
+                l.withUnsafeBufferPointer { l in r.withUnsafeBufferPointer { r in estimator.estimate(left: l, right: r) } }
+            }
+            let earlier = estimate()
+            _ = estimate()
+            finder.update(spectra: earlier.spectra, levelDBFS: -20, aboveGate: true)
         }
     }
 

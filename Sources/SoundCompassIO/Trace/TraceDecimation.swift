@@ -188,11 +188,11 @@ struct BinnedQuantile {
         total += 1
     }
 
-    /// The nearest-rank `q` quantile (the rank ``TracePlot`` uses), to the middle of its bin;
-    /// `nil` for no values.
+    /// The nearest-rank `q` quantile (the rank ``TracePlot`` uses, ``Quantile/nearestRankIndex(count:_:)``),
+    /// to the middle of its bin; `nil` for no values.
     func quantile(_ q: Double) -> Double? {
         guard total > 0 else { return nil }
-        let rank = min(total - 1, Int((Double(total - 1) * q).rounded()))
+        let rank = Quantile.nearestRankIndex(count: total, q)
         var seen = 0
         for (i, c) in counts.enumerated() {
             seen += Int(c)

@@ -155,13 +155,13 @@ public enum TracePlot {
                     q = trace.errorMagnitudes.quantile(0.95) ?? 5
                 } else {
                     compare(with: truth)
-                    q = nearestRankQuantile(errors.filter { $0.isFinite }.map { abs(Double($0)) }, 0.95) ?? 5
+                    q = Quantile.nearestRank(errors.filter { $0.isFinite }.map { abs(Double($0)) }, 0.95) ?? 5
                 }
                 let range = [5.0, 10, 20, 45, 90, 180].first { $0 >= q } ?? 180
                 add("error", "error (°)", 90, -range, range, [-range, -range / 2, 0, range / 2, range])
             }
             let ildQuantile = trace.isDecimated ? trace.ildMagnitudes.quantile(0.98)
-                : nearestRankQuantile((0..<n).filter { trace.active[$0] }.map { abs(Double(trace.ild[$0])) }, 0.98)
+                : Quantile.nearestRank((0..<n).filter { trace.active[$0] }.map { abs(Double(trace.ild[$0])) }, 0.98)
             let ildRange = niceCeiling(max(3, ildQuantile ?? 3))
             add("ild", "ILD (dB)", 90, -ildRange, ildRange, [-ildRange, 0, ildRange], positiveSide: "R",
                 note: "ILD = right minus left level: positive = right louder = source on the right, as the azimuth")
@@ -170,7 +170,7 @@ public enum TracePlot {
                 note: "ITD = right minus left arrival: positive = right later = source on the LEFT (runs opposite to the azimuth)")
             let levels = trace.isDecimated ? [] : (0..<n).map { Double(trace.level[$0]) }.filter { $0 > -159 }
             func levelQuantile(_ q: Double) -> Double? {
-                trace.isDecimated ? trace.levels.quantile(q) : nearestRankQuantile(levels, q)
+                trace.isDecimated ? trace.levels.quantile(q) : Quantile.nearestRank(levels, q)
             }
             let levelHigh = min(0, (((levelQuantile(1) ?? -20) + 3) / 10).rounded(.up) * 10)
             let levelLow = max(-160, min(levelHigh - 20, (((levelQuantile(0.01) ?? -80) - 3) / 10).rounded(.down) * 10))
@@ -572,14 +572,5 @@ public enum TracePlot {
         let r = (value * 100).rounded() / 100
         if r == r.rounded() { return r == 0 ? "0" : "\(Int(r))" }
         return formatFixed(r, abs(r * 10 - (r * 10).rounded()) < 1e-9 ? 1 : 2)
-    }
-
-    /// The `q` quantile of `values` by nearest rank (no interpolation); `nil` for no values.
-    /// Only for axis ranges: it is not the engine's `interpolatedQuantile` because the plots'
-    /// ranges (and so every coordinate in them) have always been set with this one.
-    static func nearestRankQuantile(_ values: [Double], _ q: Double) -> Double? {
-        guard !values.isEmpty else { return nil }
-        let sorted = values.sorted()
-        return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * q).rounded()))]
     }
 }

@@ -85,7 +85,7 @@ public final class TraceSession {
     }
 
     private static func median(_ values: [Double]) -> Double? {
-        values.isEmpty ? nil : interpolatedQuantile(values.sorted(), 0.5)
+        values.isEmpty ? nil : Quantile.interpolated(sorted: values.sorted(), 0.5)
     }
 }
 

@@ -209,9 +209,9 @@ public struct AzimuthErrors: Sendable, Equatable {
     /// Frames compared.
     public var count: Int { errors.count }
     /// Median absolute error, degrees (0 with no frames).
-    public var median: Double { interpolatedQuantile(errors.map(abs).sorted(), 0.5) }
+    public var median: Double { Quantile.interpolated(sorted: errors.map(abs).sorted(), 0.5) }
     /// 90th percentile of the absolute error, degrees.
-    public var percentile90: Double { interpolatedQuantile(errors.map(abs).sorted(), 0.9) }
+    public var percentile90: Double { Quantile.interpolated(sorted: errors.map(abs).sorted(), 0.9) }
     /// Median signed error, degrees: a bias to one side.
-    public var bias: Double { interpolatedQuantile(errors.sorted(), 0.5) }
+    public var bias: Double { Quantile.interpolated(sorted: errors.sorted(), 0.5) }
 }

@@ -175,12 +175,12 @@ public enum ArrayCalibration {
             throw .tooFewFrames(confident: used.count, needed: minimumFrames, active: activeFrames)
         }
         let frames = Frames(used)
-        let low = weightedQuantile(frames.lateral, frames.weights, 0.05)
-        let high = weightedQuantile(frames.lateral, frames.weights, 0.95)
+        let low = Quantile.weighted(frames.lateral, weights: frames.weights, 0.05)
+        let high = Quantile.weighted(frames.lateral, weights: frames.weights, 0.95)
         try checkSpan(low...high, nominal: nominal, parameters: parameters, sampleRate: sampleRate)
         var fit = CalibrationFit(
             array: nominal, fitted: parameters, standardErrors: [:], frameCount: used.count,
-            lateralRange: degrees(low)...degrees(high), delayResidual: 0)
+            lateralRange: ArrayModel.azimuthDegrees(lateral: low)...ArrayModel.azimuthDegrees(lateral: high), delayResidual: 0)
         try fitTimeCue(frames, parameters: parameters, into: &fit)
         if parameters.contains(.gain) || parameters.contains(.ildGain) || parameters.contains(.pattern) {
             try fitLevelCue(frames, parameters: parameters, into: &fit)
@@ -205,8 +205,6 @@ public enum ArrayCalibration {
         }
     }
 
-    /// `asin(s)` in degrees, `s` clamped to −1…1.
-    private static func degrees(_ s: Double) -> Double { asin(max(-1, min(1, s))) * 180 / .pi }
 
     /// Throws when the truth's span of `sin θ` (5th to 95th percentile) is too narrow for a
     /// parameter that scales a cue with the angle.
@@ -218,7 +216,7 @@ public enum ArrayCalibration {
                 ? neededLateralSpan(for: nominal, sampleRate: sampleRate) : minimumLateralSpan
             if span.upperBound - span.lowerBound < needed {
                 throw .narrowTruth(
-                    parameter: parameter, low: degrees(span.lowerBound), high: degrees(span.upperBound), neededSpan: needed)
+                    parameter: parameter, low: ArrayModel.azimuthDegrees(lateral: span.lowerBound), high: ArrayModel.azimuthDegrees(lateral: span.upperBound), neededSpan: needed)
             }
         }
     }
@@ -322,17 +320,6 @@ public enum ArrayCalibration {
         }
     }
 
-    /// The `q` quantile (0…1) of `values` with `weights`.
-    static func weightedQuantile(_ values: [Double], _ weights: [Double], _ q: Double) -> Double {
-        let order = values.indices.sorted { values[$0] < values[$1] }
-        let total = weights.reduce(0, +)
-        var cumulative = 0.0
-        for i in order {
-            cumulative += weights[i]
-            if cumulative >= q * total { return values[i] }
-        }
-        return values[order.last!]
-    }
 }
 
 /// A straight line `y = slope·x + intercept` fitted by iteratively reweighted least squares
@@ -381,7 +368,7 @@ struct RobustLine {
             }
             let residuals = (0..<n).map { y[$0] - line.slope * x[$0] - line.intercept }
             // Robust scale: 1.4826 × the median absolute residual.
-            let scale = 1.4826 * interpolatedQuantile(residuals.map(abs).sorted(), 0.5)
+            let scale = 1.4826 * Quantile.interpolated(sorted: residuals.map(abs).sorted(), 0.5)
             // Errors from the final weights.
             let variance = zip(w, residuals).reduce(0) { $0 + $1.0 * $1.1 * $1.1 } / sw
             let effective = sw * sw / w.reduce(0) { $0 + $1 * $1 }

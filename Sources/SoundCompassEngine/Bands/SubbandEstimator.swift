@@ -9,7 +9,7 @@ import Musl
 /// Each band has a pair of biquads (RBJ cookbook high-pass and low-pass at the band edges,
 /// TDF-II, see `BandFilterBank`) on both channels, run on the stream as it arrives; per frame
 /// it gives the band's level (dBFS), level difference and (coincident) covariance. The band's time difference is GCC-PHAT restricted to the band's bins of
-/// the frame's weighted cross-spectrum (``GCCPHAT/estimateBand(_:firstBin:lastBin:prior:)``),
+/// the frame's weighted cross-spectrum (``GCCPHAT/estimateBand(_:firstBin:lastBin:prior:scratch:)``),
 /// with the broadband lag as a prior for bands above the spatial-aliasing limit. The two cues
 /// are fused by the array model as for the broadband estimate; a band quieter than the silence
 /// gate, or in an inactive frame, has no confidence.
@@ -21,6 +21,8 @@ package final class SubbandEstimator {
     private let bank: BandFilterBank
     /// The broadband estimator whose frames' spectra the bands' time differences come from.
     private let gccPhat: GCCPHAT
+    /// This estimator's own working memory for the bands' correlations.
+    private let scratch: BandCorrelationScratch
     private let configuration: AnalysisConfiguration
     private let binRanges: [(first: Int, last: Int)]
     /// Each band's table for its correlation at the searched lags (nil where an inverse FFT is
@@ -36,13 +38,15 @@ package final class SubbandEstimator {
     /// - Parameters:
     ///   - bands: the bands; those above 0.45·fs must already be dropped.
     ///   - configuration: the analysis settings.
-    ///   - gccPhat: the broadband time-difference estimator whose frames' spectra
-    ///     ``estimate(spectra:broadband:active:into:)`` is given (its FFT size sets the bands'
-    ///     bin ranges).
-    package init(bands: [BandSpec], configuration: AnalysisConfiguration, gccPhat: GCCPHAT) {
+    ///   - broadband: the broadband estimator whose frames' spectra
+    ///     ``estimate(spectra:broadband:active:into:)`` is given (its GCC-PHAT's FFT size sets the
+    ///     bands' bin ranges; its binaural bin shares are read, not built again).
+    package init(bands: [BandSpec], configuration: AnalysisConfiguration, broadband: DirectionEstimator) {
         let fs = configuration.sampleRate
+        let gccPhat = broadband.gccPhat
         let fftSize = gccPhat.fftSize
         self.gccPhat = gccPhat
+        self.scratch = BandCorrelationScratch(fftSize: fftSize)
         self.bands = bands
         self.configuration = configuration
         self.bank = BandFilterBank(bands: bands, sampleRate: fs, frameLength: configuration.frameLength)
@@ -54,19 +58,18 @@ package final class SubbandEstimator {
         }
         let aliasingLimit = 1 / (2 * configuration.array.maximumDelaySeconds)
         self.aliased = bands.map { $0.high > aliasingLimit }
-        self.binShares = configuration.array.kind == .binaural
-            ? configuration.array.binLowFrequencyShares(fftSize: fftSize, sampleRate: fs) : nil
+        self.binShares = broadband.binShares
         let frameDuration = Double(configuration.frameLength) / fs
         self.degreesOfFreedom = bands.map { max(1, 2 * (min($0.high, fs / 2) - $0.low) * frameDuration) }
     }
 
-    /// Filters `count` new samples that sit at `offset` in the analyzer's frame buffers.
-    package func filter(left: UnsafePointer<Float>, right: UnsafePointer<Float>, offset: Int, count: Int) {
-        bank.filter(left: left, right: right, offset: offset, count: count)
+    /// Filters `count` new samples into the bands' current frame (see ``BandFilterBank/append(left:right:count:)``).
+    package func append(left: UnsafePointer<Float>, right: UnsafePointer<Float>, count: Int) {
+        bank.append(left: left, right: right, count: count)
     }
 
-    /// Drops the first `hop` samples of every band frame, keeping `keep` samples.
-    package func shift(hop: Int, keep: Int) { bank.shift(hop: hop, keep: keep) }
+    /// Moves the bands' full frame on by `hop` samples (see ``BandFilterBank/advance(hop:)``).
+    package func advance(hop: Int) { bank.advance(hop: hop) }
 
     /// Clears the filters' state and the band frames.
     package func reset() { bank.reset() }
@@ -92,37 +95,30 @@ package final class SubbandEstimator {
             let levels = bank.levels(i)
             let level = levels.levelDBFS
             let bandPrior = aliased[i] ? prior : nil
-            let delay = lagBases[i].map { gccPhat.estimateBand(spectra, basis: $0, prior: bandPrior) }
-                ?? gccPhat.estimateBand(spectra, firstBin: binRanges[i].first, lastBin: binRanges[i].last, prior: bandPrior)
+            let delay = lagBases[i].map { gccPhat.estimateBand(spectra, basis: $0, prior: bandPrior, scratch: scratch) }
+                ?? gccPhat.estimateBand(
+                    spectra, firstBin: binRanges[i].first, lastBin: binRanges[i].last, prior: bandPrior, scratch: scratch)
             let firstBin = max(1, binRanges[i].first)
             let bins = firstBin...max(firstBin, min(gccPhat.fftSize / 2 - 1, binRanges[i].last))
-            let timeLateral = binShares.map {
-                model.lateral(
-                    delay: delay.lagSamples / fs, lowFrequencyShare: spectra.lowFrequencyShare(shares: $0.baseAddress, bins: bins))
-            } ?? model.lateral(delay: delay.lagSamples / fs)
-            let timeCue = Cue(lateral: timeLateral, confidence: Double(delay.confidence))
-            var levelConfidence = 0.0
+            // The level cue counts for a coincident pair, and for a head above 1.5 kHz (its
+            // shadow); binaural: the band's level difference read at its geometric centre.
             let usesLevel = model.kind == .coincident
                 || (model.kind == .binaural && band.low >= DirectionEstimator.highFrequencyEdge)
-            if usesLevel {
-                let loudness = ConfidenceMapping.loudness(levelDBFS: level, gateDBFS: config.silenceGateDBFS)
-                levelConfidence = loudness * Double(ConfidenceMapping.coherence(delay.coherence))
-            }
-            // Binaural: the band's level difference read at its geometric centre frequency.
-            let levelLateral = model.kind == .binaural
-                ? model.lateral(levelDifference: levels.ildDecibels, frequencyHz: (band.low * band.high).squareRoot())
-                : model.lateral(leftRMS: levels.leftRMS, rightRMS: levels.rightRMS, highFrequencyILD: levels.ildDecibels)
-            var levelCue = Cue(lateral: levelLateral, confidence: levelConfidence)
-            if model.kind == .coincident {
-                // The band's covariance through the same inversion as the broadband cue.
-                let cue = model.coincidentLevelCue(bank.covariance(i), degreesOfFreedom: degreesOfFreedom[i])
-                let loudness = ConfidenceMapping.loudness(levelDBFS: level, gateDBFS: config.silenceGateDBFS)
-                levelCue = Cue(lateral: cue.lateral, confidence: loudness * cue.confidence)
-            }
-            var fused = CueFusion.fuse(time: timeCue, level: levelCue, model: model)
+            var fused = CueFusion.fuse(
+                CueMeasurements(
+                    delaySeconds: delay.lagSamples / fs,
+                    lowFrequencyShare: binShares.map { spectra.lowFrequencyShare(shares: $0.baseAddress, bins: bins) },
+                    timeConfidence: Double(delay.confidence), levelDBFS: level,
+                    leftRMS: levels.leftRMS, rightRMS: levels.rightRMS, levelDifferenceDecibels: levels.ildDecibels,
+                    levelFrequencyHz: model.kind == .binaural ? (band.low * band.high).squareRoot() : 0,
+                    levelCoherence: usesLevel ? Double(ConfidenceMapping.coherence(delay.coherence)) : nil,
+                    covariance: model.kind == .coincident ? bank.covariance(i) : .zero,
+                    degreesOfFreedom: degreesOfFreedom[i]),
+                model: model, gateDBFS: config.silenceGateDBFS
+            ).fused
             let audible = active && level >= config.silenceGateDBFS
             if !audible { fused.confidence = 0 }
-            records[i].azimuth = asin(max(-1, min(1, fused.lateral))) * 180 / Double.pi
+            records[i].azimuth = ArrayModel.azimuthDegrees(lateral: fused.lateral)
             records[i].confidence = fused.confidence
             records[i].levelDBFS = level
             records[i].loudest = false

@@ -12,12 +12,15 @@ package struct FrameEstimate: Sendable, Equatable {
     package var delay: TimeDelayEstimate
     /// Right-minus-left level difference above 1.5 kHz, dB (from the windowed spectra).
     package var highFrequencyILD: Double
+    /// Binaural: the frame's low-frequency share over all its bins, at which its delays are
+    /// read (see ``FrameSpectra/lowFrequencyShare(shares:bins:)``); nil for the other models.
+    package var lowFrequencyShare: Double?
     /// The time cue (lateral from the delay) and its confidence.
     package var timeCue: Cue
     /// The level cue and its confidence.
     package var levelCue: Cue
     /// The channels' second moments (coincident; zero for the other kinds, which do not measure them).
-    package var covariance = ChannelCovariance(leftPower: 0, rightPower: 0, crossPower: 0)
+    package var covariance = ChannelCovariance.zero
     /// The fused direction and confidence (confidence 0 below the silence gate).
     package var fused: Cue
     /// True when the frame is louder than the silence gate.
@@ -27,7 +30,7 @@ package struct FrameEstimate: Sendable, Equatable {
     package var dominantFrequency: Double
 
     /// Fused azimuth in degrees, [−90, 90].
-    package var azimuthDegrees: Double { asin(max(-1, min(1, fused.lateral))) * 180 / Double.pi }
+    package var azimuthDegrees: Double { ArrayModel.azimuthDegrees(lateral: fused.lateral) }
 }
 
 /// The broadband two-cue estimator: level difference + GCC-PHAT time difference, fused by
@@ -40,8 +43,9 @@ package final class DirectionEstimator {
     /// The time-difference estimator.
     package let gccPhat: GCCPHAT
     private let highFrequencyBin: Int
-    /// The binaural model's low-frequency share of each bin (nil for the other models).
-    private let binShares: AlignedFloats?
+    /// The binaural model's low-frequency share of each bin (nil for the other models): the
+    /// one table, which the band estimates and the multi-source candidates read too.
+    package let binShares: AlignedFloats?
 
     /// Lower edge of the band used for the binaural level cue, Hz.
     package static let highFrequencyEdge = 1500.0
@@ -67,8 +71,8 @@ package final class DirectionEstimator {
     /// - Parameters:
     ///   - left: `frameLength` finite samples of the left channel.
     ///   - right: `frameLength` finite samples of the right channel.
-    /// - Returns: the frame's estimate, and a view of its spectra for the per-band estimates
-    ///   (valid until the next call).
+    /// - Returns: the frame's estimate, and a view of its spectra (with its correlation) for the
+    ///   per-band estimates and the multi-source candidates (valid until the next call).
     package func estimate(
         left: UnsafeBufferPointer<Float>, right: UnsafeBufferPointer<Float>
     ) -> (estimate: FrameEstimate, spectra: FrameSpectra) {
@@ -80,47 +84,35 @@ package final class DirectionEstimator {
 
         let correlated = gccPhat.estimate(left: left, right: right)
         let delay = correlated.delay, spectra = correlated.spectra
-        let delaySeconds = delay.lagSamples / config.sampleRate
         // Binaural: the delay is read at the frame's own mixture of frequencies (a head's
         // low-frequency delay is up to 1.5 times its high-frequency one).
-        let timeLateral = binShares.map {
-            model.lateral(
-                delay: delaySeconds,
-                lowFrequencyShare: spectra.lowFrequencyShare(shares: $0.baseAddress, bins: 1...(gccPhat.fftSize / 2 - 1)))
-        } ?? model.lateral(delay: delaySeconds)
-        let timeCue = Cue(lateral: timeLateral, confidence: Double(delay.confidence))
-
-        // Level cue. Its confidence needs a level above the gate and a correlated pair (the
-        // GCC-PHAT peak's height term): the level difference of unrelated sounds in the two
-        // channels says nothing about a direction.
+        let share = binShares.map { spectra.lowFrequencyShare(shares: $0.baseAddress, bins: 1...(gccPhat.fftSize / 2 - 1)) }
         let hfILD = spectra.levelDifferenceDecibels(fromBin: highFrequencyBin)
-        var levelConfidence = 0.0
-        if model.kind != .spaced {
-            let loudness = ConfidenceMapping.loudness(levelDBFS: level, gateDBFS: config.silenceGateDBFS)
-            let coherence = Double(ConfidenceMapping.correlation(significance: delay.significance, peakHeight: delay.peakHeight))
-            levelConfidence = loudness * coherence
-        }
-        let levelLateral = model.kind == .binaural
-            ? model.lateral(
-                levelDifference: hfILD,
-                frequencyHz: spectra.meanFrequency(fromBin: highFrequencyBin, sampleRate: config.sampleRate))
-            : model.lateral(leftRMS: levels.leftRMS, rightRMS: levels.rightRMS, highFrequencyILD: hfILD)
-        var levelCue = Cue(lateral: levelLateral, confidence: levelConfidence)
-        var covariance = ChannelCovariance(leftPower: 0, rightPower: 0, crossPower: 0)
-        if model.kind == .coincident {
-            // A coincident pair: the channels' covariance inverted through the capsules' patterns
-            // (see ArrayModel.coincidentLevelCue), trusted by loudness, directness and steepness.
-            covariance = ChannelCovariance(left: left, right: right, count: config.frameLength)
-            let cue = model.coincidentLevelCue(covariance, degreesOfFreedom: Double(config.frameLength))
-            let loudness = ConfidenceMapping.loudness(levelDBFS: level, gateDBFS: config.silenceGateDBFS)
-            levelCue = Cue(lateral: cue.lateral, confidence: loudness * cue.confidence)
-        }
-
-        var fused = CueFusion.fuse(time: timeCue, level: levelCue, model: model)
+        // A coincident pair's level cue reads the channels' covariance; the others do not measure it.
+        let covariance = model.kind == .coincident
+            ? ChannelCovariance(left: left, right: right, count: config.frameLength) : .zero
+        // The level cue's confidence needs a correlated pair (the GCC-PHAT peak's height term):
+        // the level difference of unrelated sounds in the two channels says nothing about a
+        // direction. A spaced pair's level cue carries no weight.
+        let cues = CueFusion.fuse(
+            CueMeasurements(
+                delaySeconds: delay.lagSamples / config.sampleRate, lowFrequencyShare: share,
+                timeConfidence: Double(delay.confidence), levelDBFS: level,
+                leftRMS: levels.leftRMS, rightRMS: levels.rightRMS, levelDifferenceDecibels: hfILD,
+                levelFrequencyHz: model.kind == .binaural
+                    ? spectra.meanFrequency(fromBin: highFrequencyBin, sampleRate: config.sampleRate) : 0,
+                levelCoherence: model.kind == .spaced
+                    ? nil
+                    : Double(ConfidenceMapping.correlation(significance: delay.significance, peakHeight: delay.peakHeight)),
+                covariance: covariance,
+                degreesOfFreedom: Double(config.frameLength)),
+            model: model, gateDBFS: config.silenceGateDBFS)
+        var fused = cues.fused
         if !aboveGate { fused.confidence = 0 }
         let estimate = FrameEstimate(
-            levels: levels, delay: delay, highFrequencyILD: hfILD, timeCue: timeCue, levelCue: levelCue,
-            covariance: covariance, fused: fused, aboveGate: aboveGate, dominantFrequency: spectra.dominantFrequency(sampleRate: config.sampleRate))
+            levels: levels, delay: delay, highFrequencyILD: hfILD, lowFrequencyShare: share, timeCue: cues.time,
+            levelCue: cues.level, covariance: covariance,
+            fused: fused, aboveGate: aboveGate, dominantFrequency: spectra.dominantFrequency(sampleRate: config.sampleRate))
         return (estimate, spectra)
     }
 }

@@ -12,8 +12,9 @@ extension StreamingAnalyzer {
     ///   - left: left-channel samples, linear full scale (±1 = 0 dBFS).
     ///   - right: right-channel samples, as many as `left` (a different count is a
     ///     programmer error and traps).
-    ///   - emit: called once per completed frame, in order, with the frame's record. The
-    ///     record's `bands` array is reused between frames: copy the record to keep it.
+    ///   - emit: called once per completed frame, in order, with the frame's record (a value:
+    ///     one kept holds that frame's values; the analyzer reuses its own storage, so a record
+    ///     kept past `emit` makes the next frame copy its `bands` and `sources`, an allocation).
     /// - Throws: only what `emit` throws.
     public func process<E: Error>(
         left: Span<Float>, right: Span<Float>, emit: (AnalysisRecord) throws(E) -> Void

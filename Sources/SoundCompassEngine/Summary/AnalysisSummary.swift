@@ -32,7 +32,7 @@ public struct AnalysisSummary: Sendable, Equatable {
         }
         frameCount = frames
         activeFrameCount = azimuths.count
-        medianAzimuth = azimuths.isEmpty ? nil : YawTimeline.wrap(interpolatedQuantile(azimuths.sorted(), 0.5))
+        medianAzimuth = azimuths.isEmpty ? nil : YawTimeline.wrap(Quantile.interpolated(sorted: azimuths.sorted(), 0.5))
         meanConfidence = azimuths.isEmpty ? 0 : confidenceSum / Double(azimuths.count)
     }
 }

@@ -36,6 +36,9 @@ package struct ChannelCovariance: Sendable, Equatable {
         crossPower = sumLR / n
     }
 
+    /// No power in either channel (what the models that do not measure a covariance report).
+    package static let zero = ChannelCovariance(leftPower: 0, rightPower: 0, crossPower: 0)
+
     package init(leftPower: Double, rightPower: Double, crossPower: Double) {
         self.leftPower = leftPower
         self.rightPower = rightPower

@@ -1,12 +1,16 @@
 /// The per-band streams: each band's filter runs on both channels as the samples arrive, and
-/// keeps a frame's worth of filtered samples aligned with the analyzer's frame buffers.
+/// keeps a frame's worth of filtered samples. The bank frames its own streams: ``append(left:right:count:)``
+/// fills the current frame, ``advance(hop:)`` moves a full frame on by a hop, and the levels
+/// can be read only from a full frame, so the band frames cannot drift from the frames of
+/// whoever feeds it (the analyzer feeds both the same samples and moves both by the same hop).
 ///
 /// A band is a cookbook Butterworth high-pass (Q = 1/√2) at its lower edge followed by a
 /// Butterworth low-pass at its upper edge: −3 dB at each edge of a wide band, unity in between,
 /// and 12 dB per octave outside, twice the skirt of a single band-pass biquad, so that a loud
 /// band does not leak into its neighbours' levels. A low-pass edge above 0.49·fs is put at
 /// 0.49·fs. The filters run in single precision (tested against a double-precision reference in
-/// `BandFilterBankTests`). Life cycle: `init` allocates; `filter`, `shift` and `levels` never allocate.
+/// `BandFilterBankTests`). Life cycle: `init` allocates; `append`, `advance` and `levels` never
+/// allocate.
 package final class BandFilterBank {
     /// A read-only view of one band's frame on one channel (the bank keeps the samples of a
     /// group of four bands interleaved, one band per SIMD lane).
@@ -28,6 +32,8 @@ package final class BandFilterBank {
     package let bands: [Band]
     /// Samples per band frame.
     package let frameLength: Int
+    /// Samples of the current frame filled so far, `0…frameLength`.
+    package private(set) var filled = 0
     /// The filters, four bands to a group, each band a lane of the SIMD cascade.
     private var groups: [StereoCascade4]
     /// Each group's frames: sample `n` of the group's four bands is the `SIMD4` at `4·n`.
@@ -74,15 +80,16 @@ package final class BandFilterBank {
         }
     }
 
-    /// Filters `count` new samples and writes them at `offset` in every band's frames.
+    /// Filters `count` new samples and appends them to every band's current frame.
     /// - Parameters:
     ///   - left: `count` new left-channel samples.
     ///   - right: `count` new right-channel samples.
-    ///   - offset: where the samples go in the band frames (`offset + count ≤ frameLength`).
-    ///   - count: samples per channel.
+    ///   - count: samples per channel, at most `frameLength − filled` (a frame is never overfilled).
     @inline(never)  // a stage of its own in Benchmarks/profile.py
-    package func filter(left: UnsafePointer<Float>, right: UnsafePointer<Float>, offset: Int, count: Int) {
-        precondition(offset >= 0 && count >= 0 && offset + count <= frameLength)
+    package func append(left: UnsafePointer<Float>, right: UnsafePointer<Float>, count: Int) {
+        precondition(count >= 0 && filled + count <= frameLength, "more samples than the band frame has room for")
+        let offset = filled
+        filled += count
         generation &+= 1
         for g in groups.indices {
             groups[g].process(
@@ -91,8 +98,14 @@ package final class BandFilterBank {
         }
     }
 
-    /// Drops the first `hop` samples of every band frame, keeping `keep` samples.
-    package func shift(hop: Int, keep: Int) {
+    /// Moves a full frame on by `hop` samples: drops its first `hop` samples and keeps the rest,
+    /// `frameLength − hop`, as the start of the next frame.
+    /// - Parameter hop: samples, `1…frameLength`.
+    package func advance(hop: Int) {
+        precondition(filled == frameLength, "the band frame is not full")
+        precondition(hop > 0 && hop <= frameLength, "hop must be 1…frameLength samples")
+        let keep = frameLength - hop
+        filled = keep
         guard keep > 0 else { return }
         generation &+= 1
         let bytes = 4 * keep * MemoryLayout<Float>.stride
@@ -105,8 +118,9 @@ package final class BandFilterBank {
         }
     }
 
-    /// RMS levels of band `index` over the current frame.
+    /// RMS levels of band `index` over the current frame, which must be full.
     package func levels(_ index: Int) -> ChannelLevels {
+        precondition(filled == frameLength, "the band frame is not full")
         let moments = moments(index / 4, cross: false), lane = index % 4
         let n = Double(frameLength)
         return ChannelLevels(
@@ -114,8 +128,9 @@ package final class BandFilterBank {
     }
 
     /// Second moments (`L²`, `R²`, `L·R`) of band `index` over the current frame, for the
-    /// coincident model's level cue.
+    /// coincident model's level cue. The current frame must be full.
     package func covariance(_ index: Int) -> ChannelCovariance {
+        precondition(filled == frameLength, "the band frame is not full")
         let moments = moments(index / 4, cross: true), lane = index % 4
         let n = Double(frameLength)
         return ChannelCovariance(
@@ -126,6 +141,7 @@ package final class BandFilterBank {
     /// Clears the filters' state and the band frames (as if the input had been silent forever).
     package func reset() {
         generation &+= 1
+        filled = 0
         for g in groups.indices { groups[g].reset() }
         for frame in leftFrames { frame.zero() }
         for frame in rightFrames { frame.zero() }

@@ -117,7 +117,7 @@ public struct SegmentSummarizer: Sendable {
         // Unwrap around the first value so a source behind (±180°) does not split in two.
         let reference = values[0]
         let unwrapped = values.map { reference + YawTimeline.wrap($0 - reference) }.sorted()
-        func quantile(_ q: Double) -> Double { interpolatedQuantile(unwrapped, q) }
+        func quantile(_ q: Double) -> Double { Quantile.interpolated(sorted: unwrapped, q) }
         let dominant = loudestCounts.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }?.key
         segments.append(ActivitySegment(
             start: start, end: end, frames: frames, medianAzimuth: YawTimeline.wrap(quantile(0.5)),

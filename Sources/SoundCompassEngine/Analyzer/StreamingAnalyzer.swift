@@ -30,14 +30,19 @@ public final class StreamingAnalyzer {
     private let right: AlignedFloats
     private var filled = 0
     private var frameStartSample = 0
+    /// The record handed to `emit`, written once per frame from the frame's ``FrameResult``
+    /// (kept between frames so that its arrays' storage is reused).
     private var record = AnalysisRecord()
+    /// The bands' results of the current frame, in the array's frame (see ``FrameResult``).
+    private var bandResults: [BandRecord]
+    /// The sources' results of the current frame, in the array's frame.
+    private var sourceResults: [SourceRecord] = []
     private var activity: ActivityDetector
     private let speechBand: ClosedRange<Int>
     private var tracker: AzimuthTracker
     private var tail: TailWeighting
     private var frontBack: FrontBackResolver
-    private var previousYaw: Double?
-    private var shifting = false
+    private var headTurn = HeadTurn()
     /// True when the input is a Mid-Side pair to decode (``ArrayModel/channelsAreMidSide``).
     private let decodesMidSide: Bool
     private var blocker: DCBlocker
@@ -78,8 +83,7 @@ public final class StreamingAnalyzer {
         try configuration.validate()
         self.configuration = configuration
         self.estimator = DirectionEstimator(configuration: configuration)
-        self.subbands = SubbandEstimator(
-            bands: configuration.usableBands, configuration: configuration, gccPhat: estimator.gccPhat)
+        self.subbands = SubbandEstimator(bands: configuration.usableBands, configuration: configuration, broadband: estimator)
         self.left = AlignedFloats(count: configuration.frameLength)
         self.right = AlignedFloats(count: configuration.frameLength)
         self.activity = ActivityDetector(configuration: configuration.activity, hopDuration: configuration.hopDuration)
@@ -92,11 +96,13 @@ public final class StreamingAnalyzer {
         self.orientation = orientation
         self.decodesMidSide = configuration.array.kind == .coincident && configuration.array.channelsAreMidSide
         self.blocker = DCBlocker(cutoffHertz: Self.dcCutoffHertz, sampleRate: configuration.sampleRate)
-        self.record.bands = subbands.makeRecords()
+        self.bandResults = subbands.makeRecords()
+        self.record.bands = bandResults
         if configuration.maxSources > 0 {
             let capacity = configuration.maxSources + 2
-            self.sourceCandidates = SourceCandidateFinder(configuration: configuration, gccPhat: estimator.gccPhat, capacity: capacity)
+            self.sourceCandidates = SourceCandidateFinder(configuration: configuration, broadband: estimator, capacity: capacity)
             self.sourceTracker = MultiSourceTracker(configuration: configuration, candidateCapacity: capacity)
+            self.sourceResults = MultiSourceTracker.makeRecords(capacity: configuration.maxSources)
             self.record.sources = MultiSourceTracker.makeRecords(capacity: configuration.maxSources)
         } else {
             self.sourceCandidates = nil
@@ -119,11 +125,11 @@ public final class StreamingAnalyzer {
         tracker.reset()
         tail.reset()
         frontBack.reset()
-        previousYaw = nil
-        shifting = false
+        headTurn.reset()
         blocker.reset()
         sourceCandidates?.reset()
         sourceTracker?.reset()
+        sourceResults.removeAll(keepingCapacity: true)
         record.sources.removeAll(keepingCapacity: true)
     }
 
@@ -172,7 +178,7 @@ public final class StreamingAnalyzer {
                 }
             }
             blocker.filter(left: l, right: r, count: take)
-            subbands.filter(left: l, right: r, offset: filled, count: take)
+            subbands.append(left: l, right: r, count: take)
             filled += take
             index += take
             samplesProcessed += take
@@ -185,7 +191,7 @@ public final class StreamingAnalyzer {
                     left.baseAddress.update(from: left.baseAddress + hop, count: keep)
                     right.baseAddress.update(from: right.baseAddress + hop, count: keep)
                 }
-                subbands.shift(hop: hop, keep: keep)
+                subbands.advance(hop: hop)
                 filled = keep
                 frameStartSample += hop
             }
@@ -220,100 +226,95 @@ public final class StreamingAnalyzer {
         }
     }
 
-    /// Analyses the frame in the buffers.
+    /// Analyses the frame in the buffers: each stage in turn, every stage's output kept in the
+    /// frame's ``FrameResult``, then the record written once.
     /// - Returns: the frame's record and the broadband estimate behind it.
     private func analyzeFrame() -> (AnalysisRecord, FrameEstimate) {
         let config = configuration
+        // 1. The broadband estimate: levels, GCC-PHAT (its correlation rides in the spectra's
+        //    view), the two cues and their fusion.
         let (estimate, spectra) = estimator.estimate(
             left: UnsafeBufferPointer(start: left.baseAddress, count: config.frameLength),
             right: UnsafeBufferPointer(start: right.baseAddress, count: config.frameLength))
-        record.frame = framesAnalyzed
-        record.time = timeOrigin + (Double(frameStartSample) + Double(config.frameLength) / 2) / config.sampleRate
-        let active = activity.update(
-            // Until the phase consistency has a few frames of history, a confident time cue stands in.
+        var frame = FrameResult(estimate: estimate)
+        frame.frame = framesAnalyzed
+        frame.time = timeOrigin + (Double(frameStartSample) + Double(config.frameLength) / 2) / config.sampleRate
+        // 2. Activity against the learned floor; until the phase consistency has a few frames of
+        //    history, a confident time cue stands in for it.
+        frame.active = activity.update(
             levelDBFS: estimate.levels.levelDBFS,
             speechBandLevelDBFS: spectra.levelDBFS(bins: speechBand),
-            consistency: estimate.delay.consistency != 0 ? Double(estimate.delay.consistency) : estimate.fused.confidence,
+            consistency: estimate.delay.consistency.map(Double.init) ?? estimate.fused.confidence,
             aboveGate: estimate.aboveGate)
-        record.rawAzimuth = estimate.azimuthDegrees
-        let tailWeight = tail.weight(levelDBFS: estimate.levels.levelDBFS)
-        record.confidence = active ? estimate.fused.confidence * tailWeight : 0
-        // With an IMU, the listener's own turning moves a source of known hemisphere across the
-        // array by the yaw change: the tracker is told so.
-        let yaw = orientation?.yaw(at: record.time)
-        var shift = 0.0
-        if let yaw, let previousYaw {
-            switch frontBack.expectedHemisphere(yaw: yaw) {
-            case .front: shift = previousYaw - yaw
-            case .back: shift = yaw - previousYaw
-            case .unknown: break
-            }
-        }
-        // Until now the tracker had to learn the turning as the source's own rate.
-        if shift != 0 && !shifting { tracker.removeRate(shift / config.hopDuration) }
-        shifting = shift != 0
-        previousYaw = yaw
-        let tracked = tracker.update(measurement: record.rawAzimuth, confidence: record.confidence, shift: shift)
-        record.azimuth = tracker.isTracking ? tracked : record.rawAzimuth
-        record.lateral = tracker.isTracking ? sin(record.azimuth * Double.pi / 180) : estimate.fused.lateral
-        record.noiseFloorDBFS = activity.floorDBFS
-        // Report the cues as the array model sees them: with a calibration profile's hardware
-        // offsets removed (both are 0 by default).
-        record.ildDecibels = estimate.levels.ildDecibels - config.array.gainOffsetDecibels
-        record.itdMicroseconds = (estimate.delay.lagSamples / config.sampleRate - config.array.delayOffsetSeconds) * 1e6
-        record.levelDBFS = estimate.levels.levelDBFS
-        record.active = active
-        record.itdConfidence = estimate.timeCue.confidence
-        record.ildConfidence = estimate.levelCue.confidence
-        record.dominantHz = active ? estimate.dominantFrequency : 0
-        subbands.estimate(spectra: spectra, broadband: estimate, active: active, into: &record.bands)
+        frame.noiseFloorDBFS = activity.floorDBFS
+        frame.tailWeight = tail.weight(levelDBFS: estimate.levels.levelDBFS)
+        frame.confidence = frame.active ? estimate.fused.confidence * frame.tailWeight : 0
+        // 3. With an IMU, the listener's own turning moves a source of known hemisphere across
+        //    the array: the shift both trackers are told (the hemisphere as known before this frame).
+        frame.yaw = orientation?.yaw(at: frame.time)
+        frame.shift = frame.yaw.map { headTurn.shift(yaw: $0, hemisphere: frontBack.expectedHemisphere(yaw: $0)) }
+            ?? headTurn.shift(yaw: nil, hemisphere: .unknown)
+        // 4. The broadband tracker.
+        let rawAzimuth = estimate.azimuthDegrees
+        let tracked = tracker.update(measurement: rawAzimuth, confidence: frame.confidence, shift: frame.shift)
+        frame.trackedAzimuth = tracker.isTracking ? tracked : rawAzimuth
+        frame.lateral = tracker.isTracking ? sin(frame.trackedAzimuth * Double.pi / 180) : estimate.fused.lateral
+        // 5. Front/back, from the turning (without an IMU the hemisphere stays unknown).
+        frame.frontBack = orientation == nil
+            ? FrontBackResolver.Resolution(hemisphere: .unknown, azimuth: frame.trackedAzimuth)
+            : frontBack.update(
+                time: frame.time, yaw: frame.yaw, measurement: rawAzimuth, confidence: frame.confidence,
+                tracked: frame.trackedAzimuth)
+        // 6. The bands.
+        subbands.estimate(spectra: spectra, broadband: estimate, active: frame.active, into: &bandResults)
+        // 7. Several sources: the frame's candidate directions into the multi-source tracker.
         if let sourceCandidates, let sourceTracker {
-            trackSources(
-                candidates: sourceCandidates, tracker: sourceTracker, estimate: estimate, spectra: spectra,
-                tailWeight: tailWeight)
+            sourceCandidates.update(
+                spectra: spectra, levelDBFS: estimate.levels.levelDBFS, aboveGate: estimate.aboveGate,
+                weight: frame.tailWeight)
+            sourceCandidates.find(lowFrequencyShare: estimate.lowFrequencyShare)
+            sourceTracker.update(
+                candidates: sourceCandidates.candidates, count: sourceCandidates.count,
+                averageLevelDBFS: sourceCandidates.averageLevelDBFS, shift: frame.shift, into: &sourceResults)
         }
-        resolveFrontBack(yaw: yaw)
+        // 8. The record, written once.
+        write(frame)
         framesAnalyzed += 1
         return (record, estimate)
     }
 
-    /// With an IMU: the frame's yaw, front/back and the world bearing.
-    private func resolveFrontBack(yaw: Double?) {
-        guard orientation != nil else {
-            record.hemisphere = .unknown
-            return
+    /// Writes the frame's record from its result and the bands' and sources' results.
+    private func write(_ frame: FrameResult) {
+        let config = configuration, estimate = frame.estimate
+        record.frame = frame.frame
+        record.time = frame.time
+        record.rawAzimuth = estimate.azimuthDegrees
+        record.azimuth = frame.frontBack.azimuth
+        record.lateral = frame.lateral
+        record.confidence = frame.confidence
+        record.hemisphere = frame.frontBack.hemisphere
+        // The cues as the array model sees them: with a calibration profile's hardware offsets
+        // removed (both are 0 by default).
+        record.ildDecibels = estimate.levels.ildDecibels - config.array.gainOffsetDecibels
+        record.itdMicroseconds = (estimate.delay.lagSamples / config.sampleRate - config.array.delayOffsetSeconds) * 1e6
+        record.levelDBFS = estimate.levels.levelDBFS
+        record.active = frame.active
+        record.itdConfidence = estimate.timeCue.confidence
+        record.ildConfidence = estimate.levelCue.confidence
+        record.dominantHz = frame.active ? estimate.dominantFrequency : 0
+        record.noiseFloorDBFS = frame.noiseFloorDBFS
+        record.yaw = orientation == nil ? nil : frame.yaw.map(YawTimeline.wrap)
+        record.worldAzimuth = frame.worldAzimuth(frame.frontBack.azimuth)
+        for i in bandResults.indices {
+            record.bands[i] = bandResults[i]
+            record.bands[i].azimuth = frame.resolved(bandResults[i].azimuth)
         }
-        let resolution = frontBack.update(
-            time: record.time, yaw: yaw, measurement: record.rawAzimuth, confidence: record.confidence,
-            tracked: record.azimuth)
-        record.hemisphere = resolution.hemisphere
-        record.azimuth = resolution.azimuth
-        if resolution.hemisphere == .back {
-            // The bands hear the same source: their bearings are behind too.
-            for i in record.bands.indices { record.bands[i].azimuth = FrontBackResolver.behind(record.bands[i].azimuth) }
-            // So are the sources (the resolver knows one hemisphere for the whole frame).
-            for i in record.sources.indices { record.sources[i].azimuth = FrontBackResolver.behind(record.sources[i].azimuth) }
+        record.sources.removeAll(keepingCapacity: true)
+        for source in sourceResults {
+            var resolved = source
+            resolved.azimuth = frame.resolved(source.azimuth)
+            resolved.worldAzimuth = frame.worldAzimuth(resolved.azimuth)
+            record.sources.append(resolved)
         }
-        record.yaw = yaw.map(YawTimeline.wrap)
-        record.worldAzimuth = resolution.hemisphere != .unknown
-            ? yaw.map { YawTimeline.wrap(resolution.azimuth + $0) } : nil
-        for i in record.sources.indices {
-            record.sources[i].worldAzimuth = resolution.hemisphere != .unknown
-                ? yaw.map { YawTimeline.wrap(record.sources[i].azimuth + $0) } : nil
-        }
-    }
-
-    /// The frame's candidate directions into the multi-source tracker, its sources into the record.
-    private func trackSources(
-        candidates: SourceCandidateFinder, tracker: MultiSourceTracker, estimate: FrameEstimate, spectra: FrameSpectra,
-        tailWeight: Double
-    ) {
-        candidates.update(
-            gccPhat: estimator.gccPhat, spectra: spectra, correlated: estimate.delay.peakHeight > 0,
-            levelDBFS: estimate.levels.levelDBFS, aboveGate: estimate.aboveGate, weight: tailWeight)
-        candidates.find(spectra: spectra)
-        tracker.update(
-            candidates: candidates.candidates, count: candidates.count, averageLevelDBFS: candidates.averageLevelDBFS,
-            into: &record.sources)
     }
 }

@@ -128,7 +128,7 @@ extension ArrayModel {
     ///   - lateral: `sin θ`, −1…1.
     ///   - frequencyHz: Hz (≥ 0).
     public func levelDifference(lateral: Double, frequencyHz: Double) -> Double {
-        let theta = asin(max(-1, min(1, lateral))) * 180 / Double.pi
+        let theta = Self.azimuthDegrees(lateral: lateral)
         let w = 2 * Double.pi * max(0, frequencyHz) * headRadiusMeters / (2 * speedOfSoundMetersPerSecond)
         return ildGain / Self.defaultBinauralILDGain * (Self.shadowDecibels(w, 90 - theta) - Self.shadowDecibels(w, 90 + theta))
     }

@@ -12,11 +12,12 @@ import Musl
 /// the frame they work on is the one passed, not whatever the estimator last computed.
 ///
 /// The view borrows the estimator's buffers: it is valid until the estimator's next
-/// `estimate`, which overwrites them. ``GCCPHAT/estimateBand(_:firstBin:lastBin:prior:)``
+/// `estimate`, which overwrites them. ``GCCPHAT/estimateBand(_:firstBin:lastBin:prior:scratch:)``
 /// checks that it is given the current frame's view; keep the view no longer than the frame.
 ///
-/// After a frame that gave no estimate (digital silence), `whitened` and `binCoherence` still
-/// hold the previous frame's values (the estimator stopped before it reached them).
+/// After a frame that gave no estimate (digital silence), ``correlation`` is nil, and
+/// `whitened` and `binCoherence` may still hold the previous frame's values (the estimator
+/// stopped before it reached them): check ``correlation`` before reading those.
 package struct FrameSpectra {
     /// FFT size `N` in samples; the spectra have `N/2 + 1` bins.
     package let fftSize: Int
@@ -34,6 +35,11 @@ package struct FrameSpectra {
     let binCoherence: UnsafePointer<Float>
     /// Number of the estimator's frame this view belongs to.
     let frameNumber: Int
+    /// The frame's GCC-PHAT correlation, `N` values of a circular correlation (lag `τ` at index
+    /// `(τ + N) mod N`), normalised so that a pure delay peaks at 1; nil when the frame gave no
+    /// estimate (silence, or no positive peak in the lag window), so that no consumer can read
+    /// an earlier frame's correlation as this one's.
+    package internal(set) var correlation: UnsafePointer<Float>? = nil
 
     /// `|L[k]|² + |R[k]|²`: the power of bin `k` in both channels.
     @inline(__always)
@@ -70,9 +76,7 @@ package struct FrameSpectra {
         let a = Double(log(max(power(best - 1), .leastNormalMagnitude)))
         let b = Double(log(bestPower))
         let c = Double(log(max(power(best + 1), .leastNormalMagnitude)))
-        let denominator = a - 2 * b + c
-        let offset = denominator < 0 ? max(-0.5, min(0.5, 0.5 * (a - c) / denominator)) : 0
-        return (Double(best) + offset) * sampleRate / Double(n)
+        return (Double(best) + parabolicPeakOffset(a, b, c)) * sampleRate / Double(n)
     }
 
     /// The first bin of `1 ..< end` with the largest `power(k)`, and that power (bin 1 and 0 when

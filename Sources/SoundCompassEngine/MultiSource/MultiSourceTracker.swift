@@ -37,7 +37,7 @@ import Musl
 /// - A tentative track can only become a source while fewer than `maxSources` exist, or by
 ///   replacing the weakest inactive one.
 ///
-/// Life cycle: `init` allocates; ``update(candidates:count:averageLevelDBFS:into:)`` never
+/// Life cycle: `init` allocates; ``update(candidates:count:averageLevelDBFS:shift:into:)`` never
 /// allocates (given a `sources` array it may write into without copying).
 package final class MultiSourceTracker {
     /// Largest distance between a track's predicted bearing and a candidate it takes, degrees.
@@ -175,22 +175,28 @@ package final class MultiSourceTracker {
     /// - Parameters:
     ///   - candidates: the frame's candidates, strongest first; the first `count` are valid.
     ///   - averageLevelDBFS: the frame level averaged over the candidate window.
+    ///   - shift: known movement of the sources across the array since the last frame, degrees
+    ///     (the listener's own turning, see ``HeadTurn``; 0 without an IMU), added to every
+    ///     track's prediction.
     ///   - records: replaced by the sources (capacity kept).
     package func update(
-        candidates: [SourceCandidate], count: Int, averageLevelDBFS: Double, into records: inout [SourceRecord]
+        candidates: [SourceCandidate], count: Int, averageLevelDBFS: Double, shift: Double = 0,
+        into records: inout [SourceRecord]
     ) {
         frame += 1
-        predict()
+        predict(shift: shift.isFinite ? shift : 0)
         associate(candidates: candidates, count: count, averageLevelDBFS: averageLevelDBFS)
         spawn(candidates: candidates, count: count)
         retire()
         write(into: &records)
     }
 
-    /// Moves every track by its velocity.
-    private func predict() {
+    /// Moves every track by its velocity, and by `shift` degrees.
+    private func predict(shift: Double) {
         for t in 0..<trackCount {
-            tracks[t].azimuth = max(-90, min(90, tracks[t].azimuth + tracks[t].velocity * hop))
+            var predicted = tracks[t].azimuth + tracks[t].velocity * hop
+            if shift != 0 { predicted += shift }
+            tracks[t].azimuth = max(-90, min(90, predicted))
             tracks[t].matched = false
         }
     }
@@ -228,8 +234,7 @@ package final class MultiSourceTracker {
             track.heardAzimuth = track.azimuth
             track.heardVelocity = track.velocity
             track.heardFrame = frame
-            let evidence = min(1, candidate.share * candidate.strength / Self.fullStrength)
-            track.confidence += smoothing * (evidence - track.confidence)
+            track.confidence += smoothing * (Self.evidence(candidate) - track.confidence)
             let level = averageLevelDBFS + 10 * log10(max(candidate.share, 1e-6))
             track.levelDBFS = track.hits == 1 ? level : track.levelDBFS + smoothing * (level - track.levelDBFS)
             tracks[bestTrack] = track
@@ -271,6 +276,13 @@ package final class MultiSourceTracker {
         }
     }
 
+    /// What one frame's candidate says for its source, 0…1: its share of the frame's evidence
+    /// times its peak's strength, full at ``fullStrength``. A track's confidence follows it.
+    @inline(__always)
+    private static func evidence(_ candidate: SourceCandidate) -> Double {
+        min(1, candidate.share * candidate.strength / fullStrength)
+    }
+
     /// Starts a tentative track at each candidate no track took, while there is room.
     private func spawn(candidates: [SourceCandidate], count: Int) {
         for j in 0..<count where !taken[j] && trackCount < tracks.count && candidates[j].strength >= Self.birthStrength {
@@ -279,7 +291,7 @@ package final class MultiSourceTracker {
             track.hits = 1
             track.matched = true
             track.echo = echoes[j]
-            track.confidence = smoothing * min(1, candidates[j].share * candidates[j].strength / Self.fullStrength)
+            track.confidence = smoothing * Self.evidence(candidates[j])
             tracks[trackCount] = track
             trackCount += 1
         }

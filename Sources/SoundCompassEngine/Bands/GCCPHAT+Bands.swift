@@ -16,6 +16,27 @@ package struct BandDelayEstimate: Sendable, Equatable {
     package static let none = BandDelayEstimate(lagSamples: 0, coherence: 0, prominence: 0, resolvedByPrior: false, confidence: 0)
 }
 
+/// The scratch of band-limited time differences (``GCCPHAT/estimateBand(_:firstBin:lastBin:prior:scratch:)``),
+/// owned by the estimator of the bands, not by GCC-PHAT: each consumer of a frame's spectra
+/// keeps its own working memory.
+///
+/// Life cycle: `init` allocates; the estimates that use it never allocate.
+package final class BandCorrelationScratch {
+    /// The band's bins of the weighted cross-spectrum, zero elsewhere (all zero between calls).
+    let spectrum: AlignedFloats
+    /// A copy of `spectrum` for the inverse FFT, which destroys its input.
+    let inverse: AlignedFloats
+    /// The band's correlation (circular, `N` values).
+    let correlation: AlignedFloats
+
+    /// - Parameter fftSize: the FFT size `N` of the GCC-PHAT estimator it serves.
+    package init(fftSize n: Int) {
+        self.spectrum = AlignedFloats(count: 2 * (n / 2 + 1))
+        self.inverse = AlignedFloats(count: 2 * (n / 2 + 1))
+        self.correlation = AlignedFloats(count: n)
+    }
+}
+
 extension GCCPHAT {
     /// The band-limited time difference of a frame: the frame's weighted cross-spectrum is kept
     /// only between `firstBin` and `lastBin` (inclusive), transformed back, and its peak
@@ -38,11 +59,14 @@ extension GCCPHAT {
     ///   - firstBin: lowest FFT bin of the band (≥ 1).
     ///   - lastBin: highest FFT bin of the band (≤ fftSize/2 − 1).
     ///   - prior: the broadband lag in samples, if it is trusted.
-    package func estimateBand(_ spectra: FrameSpectra, firstBin: Int, lastBin: Int, prior: Double?) -> BandDelayEstimate {
-        estimateBand(spectra, firstBin: firstBin, lastBin: lastBin, basis: nil, prior: prior)
+    ///   - scratch: working memory made for this estimator's FFT size.
+    package func estimateBand(
+        _ spectra: FrameSpectra, firstBin: Int, lastBin: Int, prior: Double?, scratch: BandCorrelationScratch
+    ) -> BandDelayEstimate {
+        estimateBand(spectra, firstBin: firstBin, lastBin: lastBin, basis: nil, prior: prior, scratch: scratch)
     }
 
-    /// ``estimateBand(_:firstBin:lastBin:prior:)`` for the band of `basis`, its correlation
+    /// ``estimateBand(_:firstBin:lastBin:prior:scratch:)`` for the band of `basis`, its correlation
     /// evaluated at the searched lags only (see ``BandLagBasis``) instead of by an inverse FFT:
     /// the same values up to single-precision rounding.
     /// - Parameters:
@@ -50,39 +74,44 @@ extension GCCPHAT {
     ///   - basis: the band's table, made for this estimator's FFT size with
     ///     `largestLag ≥ searchLag + 1`.
     ///   - prior: the broadband lag in samples, if it is trusted.
-    package func estimateBand(_ spectra: FrameSpectra, basis: BandLagBasis, prior: Double?) -> BandDelayEstimate {
+    ///   - scratch: working memory made for this estimator's FFT size.
+    package func estimateBand(
+        _ spectra: FrameSpectra, basis: BandLagBasis, prior: Double?, scratch: BandCorrelationScratch
+    ) -> BandDelayEstimate {
         precondition(basis.largestLag >= searchLag + 1 && basis.lastBin < fftSize / 2, "band table made for another estimator")
-        return estimateBand(spectra, firstBin: basis.firstBin, lastBin: basis.lastBin, basis: basis, prior: prior)
+        return estimateBand(spectra, firstBin: basis.firstBin, lastBin: basis.lastBin, basis: basis, prior: prior, scratch: scratch)
     }
 
     private func estimateBand(
-        _ spectra: FrameSpectra, firstBin: Int, lastBin: Int, basis: BandLagBasis?, prior: Double?
+        _ spectra: FrameSpectra, firstBin: Int, lastBin: Int, basis: BandLagBasis?, prior: Double?,
+        scratch: BandCorrelationScratch
     ) -> BandDelayEstimate {
         checkCurrent(spectra)
+        precondition(scratch.correlation.count == fftSize, "band scratch made for another FFT size")
         let n = fftSize
         let first = max(1, firstBin), last = min(n / 2 - 1, lastBin)
         guard last >= first else { return .none }
         let sums: (weightSum: Float, coherenceSum: Float, powerSum: Float)
         let c: UnsafeMutablePointer<Float>
         // The bins the refinement reads: the band's, in the frame's own weighted cross-spectrum
-        // (the table path), or in `bandSpectrum`, which is all zero between calls (the FFT path:
+        // (the table path), or in the scratch's spectrum, all zero between calls (the FFT path:
         // fill the band, and clear it again at the end).
         let g: UnsafeMutablePointer<Float>
         if let basis {
             g = UnsafeMutablePointer(mutating: spectra.whitened)
             sums = gatherBand(spectra, into: basis)
         } else {
-            g = bandSpectrum.baseAddress
-            sums = copyBand(spectra, bins: first...last)
+            g = scratch.spectrum.baseAddress
+            sums = copyBand(spectra, bins: first...last, into: scratch)
         }
         defer { if basis == nil { (g + 2 * first).update(repeating: 0, count: 2 * (last - first + 1)) } }
         let weightSum = sums.weightSum, powerSum = sums.powerSum
         guard weightSum > 0, weightSum.isFinite, powerSum > 0, powerSum.isFinite else { return .none }
         let meanCoherence = sums.coherenceSum / powerSum
         if let basis {
-            c = bandCorrelation(basis, weightSum: weightSum)
+            c = bandCorrelation(basis, weightSum: weightSum, scratch: scratch)
         } else {
-            c = bandCorrelation(weightSum: weightSum)
+            c = bandCorrelation(weightSum: weightSum, scratch: scratch)
         }
         let K = searchLag
         let peaks = bandPeaks(c, prior: prior)
@@ -114,13 +143,13 @@ extension GCCPHAT {
 
     // MARK: - Steps of `estimateBand`
 
-    /// Copies the band's bins of the weighted cross-spectrum into `bandSpectrum` (zero
+    /// Copies the band's bins of the weighted cross-spectrum into the scratch's spectrum (zero
     /// elsewhere).
     /// - Returns: the band's sums (see `bandSums`).
-    private func copyBand(_ spectra: FrameSpectra, bins: ClosedRange<Int>)
+    private func copyBand(_ spectra: FrameSpectra, bins: ClosedRange<Int>, into scratch: BandCorrelationScratch)
         -> (weightSum: Float, coherenceSum: Float, powerSum: Float)
     {
-        let g = spectra.whitened, b = bandSpectrum.baseAddress
+        let g = spectra.whitened, b = scratch.spectrum.baseAddress
         (b + 2 * bins.lowerBound).update(from: g + 2 * bins.lowerBound, count: 2 * bins.count)
         return Self.bandSums(spectra, bins: bins)
     }
@@ -178,22 +207,26 @@ extension GCCPHAT {
         return (weightSum, coherenceSum, powerSum)
     }
 
-    /// The band's correlation from `basis` (filled by `gatherBand`) into `bandCorrelation` at
-    /// the lag window and one lag beyond each edge, normalised like ``bandCorrelation(weightSum:)``.
+    /// The band's correlation from `basis` (filled by `gatherBand`) into the scratch's
+    /// correlation at the lag window and one lag beyond each edge, normalised like
+    /// ``bandCorrelation(weightSum:scratch:)``.
     @inline(never)
-    private func bandCorrelation(_ basis: BandLagBasis, weightSum: Float) -> UnsafeMutablePointer<Float> {
-        let c = bandCorrelation.baseAddress
+    private func bandCorrelation(
+        _ basis: BandLagBasis, weightSum: Float, scratch: BandCorrelationScratch
+    ) -> UnsafeMutablePointer<Float> {
+        let c = scratch.correlation.baseAddress
         basis.correlate(into: c, fftSize: fftSize, scale: 1 / (2 * weightSum))
         return c
     }
 
-    /// Transforms `bandSpectrum` back into `bandCorrelation`, normalised (like the broadband
-    /// correlation) over the lag window and one lag beyond each edge, for the refinement's start.
-    private func bandCorrelation(weightSum: Float) -> UnsafeMutablePointer<Float> {
+    /// Transforms the scratch's spectrum back into its correlation, normalised (like the
+    /// broadband correlation) over the lag window and one lag beyond each edge, for the
+    /// refinement's start.
+    private func bandCorrelation(weightSum: Float, scratch: BandCorrelationScratch) -> UnsafeMutablePointer<Float> {
         let n = fftSize
-        inverseScratch.baseAddress.update(from: bandSpectrum.baseAddress, count: 2 * (n / 2 + 1))
-        fft.inverse(inverseScratch.baseAddress, bandCorrelation.baseAddress)
-        let c = bandCorrelation.baseAddress
+        scratch.inverse.baseAddress.update(from: scratch.spectrum.baseAddress, count: 2 * (n / 2 + 1))
+        fft.inverse(scratch.inverse.baseAddress, scratch.correlation.baseAddress)
+        let c = scratch.correlation.baseAddress
         let norm = 1 / (2 * weightSum)
         let K = searchLag
         for lag in -(K + 1)...(K + 1) { c[index(ofLag: lag)] *= norm }

@@ -53,6 +53,8 @@ package struct AzimuthTracker: Sendable {
     private var initialised = false
     private var challenger = 0.0, challengerWeight = 0.0
     private var framesSinceChallengerSupport = 0
+    /// Whether the last frame had a known shift (see ``update(measurement:confidence:shift:)``).
+    private var shifting = false
 
     /// Frames less confident than this only predict (the engine's threshold for a confident frame).
     static let minimumConfidence = ConfidenceMapping.confident
@@ -89,7 +91,7 @@ package struct AzimuthTracker: Sendable {
 
     /// Takes `rate` (degrees per second) off the tracked rate: the part of the motion that
     /// from now on arrives as a known `shift` (see ``update(measurement:confidence:shift:)``).
-    package mutating func removeRate(_ rate: Double) {
+    private mutating func removeRate(_ rate: Double) {
         if initialised && rate.isFinite { omega -= rate }
     }
 
@@ -98,10 +100,16 @@ package struct AzimuthTracker: Sendable {
     ///   - measurement: the frame's own azimuth, degrees.
     ///   - confidence: its confidence, 0…1 (0 for inactive frames: prediction only).
     ///   - shift: known movement of the source across the array since the last frame, degrees,
-    ///     added to the prediction (the listener's own turning, from an IMU; 0 without one).
+    ///     added to the prediction (the listener's own turning, from an IMU, see ``HeadTurn``;
+    ///     0 without one). The first frame of a shift also takes it off the tracked rate, which
+    ///     had learned the turning until then.
     /// - Returns: the tracked azimuth, degrees.
     @discardableResult
     package mutating func update(measurement: Double, confidence: Double, shift: Double = 0) -> Double {
+        // A known shift that starts now was, until now, learned as the source's own rate: take
+        // it off the rate (the turning arrives as the shift from here on).
+        if shift != 0 && !shifting { removeRate(shift / dt) }
+        shifting = shift != 0
         let usable = confidence >= Self.minimumConfidence && measurement.isFinite
         guard initialised else {
             if usable { restart(at: measurement, confidence: confidence) }

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import SoundCompassEngine
 
 /// A word for where a bearing points, for people rather than programs.
 public enum DirectionLabel: String, Sendable, CaseIterable {

@@ -80,8 +80,8 @@ package struct SourceCandidate: Sendable, Equatable {
 /// A coincident pair has no time difference: its candidates are the peaks of a histogram of
 /// the bins' principal angles (see `SourceCandidates+Coincident.swift`).
 ///
-/// Life cycle: `init` allocates; ``update(gccPhat:spectra:correlated:levelDBFS:aboveGate:weight:)``
-/// and ``find(spectra:)`` never allocate.
+/// Life cycle: `init` allocates; ``update(spectra:levelDBFS:aboveGate:weight:)`` and
+/// ``find(lowFrequencyShare:)`` never allocate.
 package final class SourceCandidateFinder {
     /// Lowest height of a candidate's peak in the averaged correlation.
     package static let absoluteFloor = 0.05
@@ -104,6 +104,8 @@ package final class SourceCandidateFinder {
     package static let echoMinimumFrames = 12
 
     let configuration: AnalysisConfiguration
+    /// The broadband estimator whose frames are averaged (to check that a frame given is its current one).
+    private let gccPhat: GCCPHAT
     /// Half-width of the averaged lag window, whole samples (the estimator's ``GCCPHAT/searchLag``).
     private let searchLag: Int
     /// The largest physical lag, samples.
@@ -118,8 +120,6 @@ package final class SourceCandidateFinder {
     /// Average linear power of the frames (mean of both channels, re full scale).
     private var averagePower = 0.0
     private let separation: Double
-    /// The binaural model's low-frequency share of each bin (nil for the other models).
-    private let binShares: AlignedFloats?
     /// Recursive average (like `average`) of each bin's share `|G[k]|/Σ|G|` of the frames'
     /// weighted cross-spectra: the average correlation's point-spread function is its cosine
     /// transform (see `sidelobe(at:)`).
@@ -150,22 +150,26 @@ package final class SourceCandidateFinder {
     private var historyNext = 0
     private var historyCount = 0
 
-    /// The candidates found by the last ``find(spectra:)``, strongest first; `count` of them
-    /// are valid.
+    /// The candidates found by the last ``find(lowFrequencyShare:)``, strongest first; `count`
+    /// of them are valid.
     package internal(set) var candidates: [SourceCandidate]
     /// Number of valid ``candidates``.
     package internal(set) var count = 0
     /// The index (lag + searchLag) of each candidate's peak.
     var lagIndices: [Int]
+    /// Each candidate's refined lag, samples.
+    private var lags: [Double]
     /// The averaged frame level, dBFS.
     package var averageLevelDBFS: Double { 10 * log10(averagePower + ChannelLevels.powerFloor) }
 
     /// - Parameters:
     ///   - configuration: the analysis settings.
-    ///   - gccPhat: the broadband estimator whose correlations are averaged.
+    ///   - broadband: the broadband estimator whose frames' correlations are averaged.
     ///   - capacity: most candidates kept per frame.
-    package init(configuration: AnalysisConfiguration, gccPhat: GCCPHAT, capacity: Int) {
+    package init(configuration: AnalysisConfiguration, broadband: DirectionEstimator, capacity: Int) {
+        let gccPhat = broadband.gccPhat
         self.configuration = configuration
+        self.gccPhat = gccPhat
         self.searchLag = gccPhat.searchLag
         self.maxLag = gccPhat.maxLagSamples
         self.fftSize = gccPhat.fftSize
@@ -173,12 +177,10 @@ package final class SourceCandidateFinder {
         self.average = AlignedFloats(count: 2 * gccPhat.searchLag + 1)
         self.smoothed = AlignedFloats(count: 2 * gccPhat.searchLag + 1)
         self.separation = max(Self.minimumSeparationSamples, 0.1 * gccPhat.maxLagSamples)
-        self.binShares = configuration.array.kind == .binaural
-            ? configuration.array.binLowFrequencyShares(fftSize: gccPhat.fftSize, sampleRate: configuration.sampleRate)
-            : nil
         self.candidates = [SourceCandidate](
             repeating: SourceCandidate(azimuth: 0, strength: 0, share: 0), count: max(1, capacity))
         self.lagIndices = [Int](repeating: 0, count: max(1, capacity))
+        self.lags = [Double](repeating: 0, count: max(1, capacity))
         let coincident = configuration.array.kind == .coincident
         self.angleAverage = coincident ? AlignedFloats(count: Self.angleBins) : nil
         self.angleFrame = coincident ? AlignedFloats(count: Self.angleBins) : nil
@@ -214,18 +216,16 @@ package final class SourceCandidateFinder {
 
     /// Adds a frame to the average.
     /// - Parameters:
-    ///   - gccPhat: the estimator, right after its `estimate` of this frame.
-    ///   - spectra: that frame's spectra (the bins' weights; a coincident pair's level ratios).
-    ///   - correlated: true when that estimate found a correlation (its peak height is above
-    ///     0); otherwise the frame adds nothing (the average only decays).
+    ///   - spectra: the current frame's spectra from the estimator given at `init` (a view of
+    ///     another frame traps): its correlation (a frame without one adds nothing, the average
+    ///     only decays), the bins' weights, a coincident pair's level ratios.
     ///   - levelDBFS: the frame's level.
     ///   - aboveGate: whether the frame is louder than the silence gate; a quieter one adds
     ///     nothing.
     ///   - weight: the frame's tail weight (``TailWeighting``), 0…1: its values enter the
     ///     average times this, so a falling frame (the room's decay) counts less.
-    package func update(
-        gccPhat: GCCPHAT, spectra: FrameSpectra, correlated: Bool, levelDBFS: Double, aboveGate: Bool, weight: Double = 1
-    ) {
+    package func update(spectra: FrameSpectra, levelDBFS: Double, aboveGate: Bool, weight: Double = 1) {
+        gccPhat.checkCurrent(spectra)
         if angleAverage != nil {
             // A coincident pair: its candidates come from the bins' principal angles.
             updateAngles(spectra: spectra, counts: aboveGate, weight: Float(weight), smoothing: smoothing)
@@ -235,21 +235,22 @@ package final class SourceCandidateFinder {
         }
         let a = smoothing, K = searchLag, n = fftSize
         let avg = average.baseAddress
-        let counts = correlated && aboveGate
-        let c = gccPhat.correlation.baseAddress
+        // The frame counts when it is above the gate and has a correlation.
+        let correlation = aboveGate ? spectra.correlation : nil
+        let counts = correlation != nil
         let w = Float(weight)
         // Lags −K…−1 sit at the end of the circular correlation, 0…K at its start.
-        @inline(__always) func value(_ i: Int) -> Float { i < K ? c[n - K + i] : c[i - K] }
-        if counts {
-            for i in 0...(2 * K) { avg[i] += a * (w * value(i) - avg[i]) }
+        @inline(__always) func value(_ c: UnsafePointer<Float>, _ i: Int) -> Float { i < K ? c[n - K + i] : c[i - K] }
+        if let c = correlation {
+            for i in 0...(2 * K) { avg[i] += a * (w * value(c, i) - avg[i]) }
         } else {
             for i in 0...(2 * K) { avg[i] -= a * avg[i] }
         }
         // The bins' shares of this frame's weights, averaged like the correlation.
         averageBinWeights(spectra.whitened, counts: counts, weight: w, smoothing: a)
-        if counts {
+        if let c = correlation {
             let row = history.baseAddress + historyNext * (2 * K + 1)
-            for i in 0...(2 * K) { row[i] = value(i) }
+            for i in 0...(2 * K) { row[i] = value(c, i) }
             historyNext = (historyNext + 1) % historyFrames
             historyCount = min(historyCount + 1, historyFrames)
         }
@@ -258,8 +259,9 @@ package final class SourceCandidateFinder {
     }
 
     /// Finds the candidates of the current average into ``candidates``.
-    /// - Parameter spectra: the frame's spectra (binaural: for the low-frequency share).
-    package func find(spectra: FrameSpectra) {
+    /// - Parameter lowFrequencyShare: binaural: the frame's low-frequency share, at which the
+    ///   lags are read (``FrameEstimate/lowFrequencyShare``); nil for the other models.
+    package func find(lowFrequencyShare share: Double?) {
         if angleAverage != nil { return findAngles() }
         count = 0
         let K = searchLag
@@ -290,7 +292,7 @@ package final class SourceCandidateFinder {
                 let lag = Double(i - K)
                 guard abs(lag) <= limit, prominence(at: i) >= Float(Self.relativeProminence) * v else { continue }
                 var clear = true
-                for j in 0..<count where abs(candidateLag(j) - lag) < separation {
+                for j in 0..<count where abs(lags[j] - lag) < separation {
                     clear = false
                     break
                 }
@@ -298,21 +300,18 @@ package final class SourceCandidateFinder {
             }
             guard best >= 0 else { break }
             let y0 = Double(y[best - 1]), y1 = Double(y[best]), y2 = Double(y[best + 1])
-            let d = y0 - 2 * y1 + y2
-            let offset = d < 0 ? max(-0.5, min(0.5, 0.5 * (y0 - y2) / d)) : 0
-            // The lag is stored in `share` until the azimuths are filled in below.
-            candidates[count] = SourceCandidate(azimuth: 0, strength: y1, share: Double(best - K) + offset)
+            candidates[count] = SourceCandidate(azimuth: 0, strength: y1, share: 0)
+            lags[count] = Double(best - K) + parabolicPeakOffset(y0, y1, y2)
             lagIndices[count] = best
             total += y1
             count += 1
         }
         removeSidelobes(floor: Double(floor), total: &total)
         let model = configuration.array
-        let share = binShares.map { spectra.lowFrequencyShare(shares: $0.baseAddress, bins: 1...(fftSize / 2 - 1)) }
         for j in 0..<count {
-            let delay = candidates[j].share / configuration.sampleRate
+            let delay = lags[j] / configuration.sampleRate
             let lateral = share.map { model.lateral(delay: delay, lowFrequencyShare: $0) } ?? model.lateral(delay: delay)
-            candidates[j].azimuth = asin(max(-1, min(1, lateral))) * 180 / Double.pi
+            candidates[j].azimuth = ArrayModel.azimuthDegrees(lateral: lateral)
             candidates[j].share = total > 0 ? candidates[j].strength / total : 0
         }
         for j in 0..<count {
@@ -412,11 +411,12 @@ package final class SourceCandidateFinder {
         for j in 1..<count {
             var height = candidates[j].strength
             for i in 0..<kept {
-                height -= candidates[i].strength * sidelobe(at: candidates[j].share - candidates[i].share) / p0
+                height -= candidates[i].strength * sidelobe(at: lags[j] - lags[i]) / p0
             }
             if height >= floor && height >= Self.sidelobeResidual * candidates[j].strength {
                 candidates[kept] = candidates[j]
                 lagIndices[kept] = lagIndices[j]
+                lags[kept] = lags[j]
                 kept += 1
             }
         }
@@ -488,6 +488,4 @@ package final class SourceCandidateFinder {
         return 0.25 * (lo + hi) + 0.5 * row[i]
     }
 
-    /// The lag of candidate `j` while ``find(spectra:)`` runs (kept in `share`).
-    private func candidateLag(_ j: Int) -> Double { candidates[j].share }
 }

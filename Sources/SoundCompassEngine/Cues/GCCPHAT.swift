@@ -25,8 +25,9 @@ package struct TimeDelayEstimate: Sendable, Equatable {
     /// `Σₖ Pₖ·cos(arg Cₖ − arg ⟨C⟩ₖ) / Σₖ Pₖ` with `Pₖ = |Lₖ|² + |Rₖ|²`. A sound from one
     /// direction keeps the phase `ω·τ` of its direction whatever its spectrum, so it scores near
     /// 1; unrelated noise in the two channels scores near 0; a frame that follows the end of a
-    /// sound scores by its own content, not the history's. 0 until four frames have been seen.
-    package var consistency: Float = 0
+    /// sound scores by its own content, not the history's. Nil when not measured: until four
+    /// frames have been seen, and in a frame with no power.
+    package var consistency: Float? = nil
     /// Confidence of the time cue, 0…1 (see ``GCCPHAT`` for the formula).
     package var confidence: Float
 
@@ -133,11 +134,9 @@ package final class GCCPHAT {
     /// Share of the newest frame in the spectral averages (0 disables coherence weighting).
     package let coherenceSmoothing: Float
     /// A copy of `whitened` for the inverse FFT, which destroys its input.
-    let inverseScratch: AlignedFloats
-    let correlation: AlignedFloats
-    /// Scratch for band-limited estimates.
-    let bandSpectrum: AlignedFloats
-    let bandCorrelation: AlignedFloats
+    private let inverseScratch: AlignedFloats
+    /// The frame's correlation, handed out through ``FrameSpectra/correlation``.
+    private let correlation: AlignedFloats
     /// Squared diffuse-field coherence `Γ²` of each bin (all 0 without a diffuse-field model).
     private let diffuseCoherenceSquared: AlignedFloats
     /// `1/(1 − Γ²)` of each bin, 0 where `Γ²` is too close to 1 to subtract.
@@ -179,8 +178,6 @@ package final class GCCPHAT {
         self.averageRightPower = AlignedFloats(count: n / 2 + 1)
         self.averageCross = AlignedFloats(count: 2 * (n / 2 + 1))
         self.correlation = AlignedFloats(count: n)
-        self.bandSpectrum = AlignedFloats(count: 2 * (n / 2 + 1))
-        self.bandCorrelation = AlignedFloats(count: n)
         self.diffuseCoherenceSquared = AlignedFloats(count: n / 2 + 1)
         self.diffuseScale = AlignedFloats(count: n / 2 + 1)
         for k in 0...(n / 2) {
@@ -220,7 +217,7 @@ package final class GCCPHAT {
     package func estimate(left: UnsafeBufferPointer<Float>, right: UnsafeBufferPointer<Float>) -> CorrelatedFrame {
         precondition(left.count >= frameLength && right.count >= frameLength)
         frameNumber &+= 1
-        let spectra = currentSpectra
+        var spectra = currentSpectra
         transform(left: left, right: right)
         let magnitudeSum = formCrossSpectrum()
         guard magnitudeSum > 0, magnitudeSum.isFinite else { return CorrelatedFrame(delay: .none, spectra: spectra) }
@@ -245,8 +242,9 @@ package final class GCCPHAT {
             lag: lag, pinned: pinned, maximumLag: maxLagSamples, searchLag: K)
         let powerSum = weighting.powerSum
         let frameConsistency = averagedFrames >= 4 && powerSum > 0 && powerSum.isFinite
-            ? weighting.consistentPower / powerSum : 0
+            ? weighting.consistentPower / powerSum : nil
         if confidence >= ConfidenceMapping.confidentToAlignWindow { windowOffset = Int(lag.rounded()) }
+        spectra.correlation = UnsafePointer(c)
         let delay = TimeDelayEstimate(
             lagSamples: lag, peakHeight: min(peak.value, 1), significance: significance,
             prominence: prominence, pinnedAtEdge: pinned, consistency: frameConsistency, confidence: confidence)
@@ -568,9 +566,7 @@ package final class GCCPHAT {
         // Parabolic start.
         let y0 = Double(c[index(ofLag: integerLag - 1)]), y1 = Double(c[index(ofLag: integerLag)]),
             y2 = Double(c[index(ofLag: integerLag + 1)])
-        let denominator = y0 - 2 * y1 + y2
-        var tau = Double(integerLag)
-        if denominator < 0 { tau += max(-0.5, min(0.5, 0.5 * (y0 - y2) / denominator)) }
+        var tau = Double(integerLag) + parabolicPeakOffset(y0, y1, y2)
         let start = tau
 
         let omega = 2 * Double.pi / Double(n)

@@ -220,3 +220,14 @@ public struct ArrayModel: Sendable, Equatable {
         }
     }
 }
+
+extension ArrayModel {
+    /// The azimuth of a lateral value: `asin(lateral)` in degrees, [−90, 90], with `lateral`
+    /// clamped to −1…1 first. The one lateral-to-degrees mapping of the engine.
+    /// - Parameter lateral: `sin θ` (a value outside −1…1 reads as ±90°).
+    /// - Returns: the azimuth in degrees, negative left.
+    @inline(__always)
+    package static func azimuthDegrees(lateral: Double) -> Double {
+        asin(max(-1, min(1, lateral))) * 180 / Double.pi
+    }
+}
