@@ -148,9 +148,10 @@ public enum CaptureInput: Sendable {
             (source as? RawPCMSource)?.stopRequested = stopRequested
             return source
         case .device(let name, let encoding, let channelCount, let injectedFaults):
-            let settings = ALSACaptureSettings(
+            var settings = ALSACaptureSettings(
                 device: name, sampleRate: sampleRate, periodFrames: periodFrames, channels: channels,
-                channelCount: channelCount, encoding: encoding, swap: swap, injectedFaults: injectedFaults)
+                channelCount: channelCount, encoding: encoding, swap: swap)
+            settings.injectedFaults = injectedFaults
             let source = try ALSACaptureSource(settings: settings)
             source.stopRequested = stopRequested
             return source
