@@ -110,16 +110,15 @@ extension SoundCompassCommand {
             let capture: CaptureInput = if let input {
                 .rawPCM(path: input, encoding: raw.rawFormat ?? .float32, channelCount: raw.rawChannels ?? selection.count)
             } else {
-                .device(
-                    name: device ?? "default", encoding: PCMEncoding(name: sampleFormat), channelCount: selection.count,
-                    injectedFaults: Dictionary(
-                        injectedOverruns.map { ($0, -EPIPE) } + (injectedUnplug.map { [($0, -ENODEV)] } ?? []),
-                        uniquingKeysWith: { a, _ in a }))
+                .device(name: device ?? "default", encoding: PCMEncoding(name: sampleFormat), channelCount: selection.count)
             }
+            let injectedFaults = Dictionary(
+                injectedOverruns.map { ($0, -EPIPE) } + (injectedUnplug.map { [($0, -ENODEV)] } ?? []),
+                uniquingKeysWith: { a, _ in a })
             let source = try InputOptions.explainingRawErrors {
                 try capture.open(
                     sampleRate: raw.sampleRate, periodFrames: period, channels: selection.pair, swap: analysis.swap,
-                    stopRequested: { Interrupt.isRequested })
+                    stopRequested: { Interrupt.isRequested }, injectedFaults: injectedFaults)
             }
             if source is SoundFileCaptureSource { warnIgnoredRawOptions(for: source.name) }
             return source
