@@ -127,7 +127,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SoundCompassAllocationTests",
-            dependencies: ["SoundCompassEngine", "SoundCompassIO", "TestSignals", "CMallocCounter"]
+            dependencies: ["SoundCompassEngine", "SoundCompassIO", "TestSignals", "TestSupport", "CMallocCounter"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -41,7 +41,7 @@ SYMBOLS = {
     "write": r"RecordWriterC9writeLine",
     "process": r"StreamingAnalyzerC7process4left5right16emitWithEstimate",
     "frame": r"StreamingAnalyzerC12analyzeFrame",
-    "filterbank": r"BandFilterBankC6filter4left5right6offset5count",
+    "filterbank": r"BandFilterBankC6append4left5right5count",
     "direction": r"DirectionEstimatorC8estimate4left5right",
     "gcc": r"GCCPHATC8estimate4left5right",
     "transform": r"GCCPHATC9transform",

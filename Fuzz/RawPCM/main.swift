@@ -32,7 +32,9 @@ func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let r = UnsafeMutableBufferPointer<Float>.allocate(capacity: periodFrames)
     defer { l.deallocate(); r.deallocate() }
     var frames = 0
-    while let n = try? source.read(left: l, right: r), n > 0 {
+    l.initialize(repeating: 0)
+    r.initialize(repeating: 0)
+    while let n = try? source.read(into: l, r, frames: periodFrames), n > 0 {
         precondition(n <= periodFrames, "read more frames than asked")
         frames += n
     }

@@ -18,7 +18,9 @@ func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let right = UnsafeMutableBufferPointer<Float>.allocate(capacity: 1024)
     defer { left.deallocate(); right.deallocate() }
     var total = 0
-    while total < framesAnalysed, let n = try? reader.read(left: left, right: right), n > 0 {
+    left.initialize(repeating: 0)
+    right.initialize(repeating: 0)
+    while total < framesAnalysed, let n = try? reader.read(into: left, right, frames: 1024), n > 0 {
         total += n
         analyzer.process(left: UnsafeBufferPointer(rebasing: left[0..<n]), right: UnsafeBufferPointer(rebasing: right[0..<n])) { record in
             // Never a NaN in output.

@@ -90,7 +90,7 @@ private final class FileBatch: Sendable {
         self.outputs = outputs
         self.format = format
         columns = terminalColumns()
-        let showBar = !analyze.quiet && Diagnostics.isTerminal
+        let showBar = !analyze.verbosity.quiet && Diagnostics.isTerminal
         reporter = FileBatchReporter(
             fileCount: files.count, totalSeconds: showBar ? Self.totalSeconds(of: files, input: analyze.input) : nil,
             enabled: showBar)
@@ -118,7 +118,7 @@ private final class FileBatch: Sendable {
         let wall = Double(MonotonicClock.now() - started) * 1e-9
         let results = self.results.withLock { $0 }
         let failures = results.filter { $0.status != .success }
-        if !command.analyze.quiet {
+        if !command.analyze.verbosity.quiet {
             let audio = results.reduce(0) { $0 + $1.seconds }
             Diagnostics.note(
                 "\(files.count) files\(failures.isEmpty ? "" : " (\(failures.count) failed)"): \(formatFixedCLI(audio, 1)) s of audio in \(formatFixedCLI(wall, 2)) s with \(jobs) job\(jobs == 1 ? "" : "s"), \(formatFixedCLI(Double(files.count) / max(wall, 1e-9), 1)) files/s")
@@ -159,7 +159,7 @@ private final class FileBatch: Sendable {
                 reporter.progress(file: index, seconds: Double(frames) / rate)
             }
             if let traced {
-                try analyze.trace.finish(traced, of: session, plot: analyze.trace.plot, table: !analyze.quiet && analyze.trace.summary)
+                try analyze.trace.finish(traced, of: session, plot: analyze.trace.plot, table: !analyze.verbosity.quiet && analyze.trace.summary)
             }
             for warning in session.finalWarnings() { Diagnostics.warning(warning) }
             let frames = session.analyzer.framesAnalyzed
@@ -170,7 +170,7 @@ private final class FileBatch: Sendable {
             try temporary.sink.close()
             partial = nil
             try WholeFileWriter.commit(temporary.path, to: output)
-            if !analyze.quiet {
+            if !analyze.verbosity.quiet {
                 Diagnostics.note(
                     "\(file): \(formatFixedCLI(session.analyzedDuration, 1)) s, \(frames) frame\(frames == 1 ? "" : "s") → \(output)")
             }

@@ -41,8 +41,8 @@ extension SoundCompassCommand {
         @OptionGroup(title: "Several files")
         var batch: FileBatchOptions
 
-        @Flag(name: .shortAndLong, help: "Print nothing on stderr but errors and warnings (no settings line, progress or summary).")
-        var quiet = false
+        @OptionGroup
+        var verbosity: QuietOption
 
         func run() throws {
             if batch.applies(to: files) { return try runFiles() }
@@ -53,20 +53,20 @@ extension SoundCompassCommand {
                 }
                 try trace.checkOutputs(inputs: [file, imu.imu, output.output])
                 // On a terminal, text records end with the summary of the active segments.
-                let endSummary = !quiet && output.recordsGoToTerminal && output.resolvedFormat == .text
+                let endSummary = !verbosity.quiet && output.recordsGoToTerminal && output.resolvedFormat == .text
                 if let warning = trace.ignoredOptionsWarning(summaryShown: endSummary) { Diagnostics.warning(warning) }
                 let traced = try trace.makeTrace(for: session, always: endSummary)
                 let writer = try output.makeWriter(for: session, input: file)
-                if file == nil && !quiet {
+                if file == nil && !verbosity.quiet {
                     Diagnostics.note(
                         "no FILE given: analysing the built-in demo scene (15 cm pair; speech at −50°, noise at +35°, a source moving −70° → +70°)")
                 }
-                if !quiet && Diagnostics.isTerminal { Diagnostics.describe(session) }
+                if !verbosity.quiet && Diagnostics.isTerminal { Diagnostics.describe(session) }
                 // No progress bar between records on the terminal.
-                try Diagnostics.withProgress(of: session.source, enabled: !quiet && !output.recordsGoToTerminal) { progress in
+                try Diagnostics.withProgress(of: session.source, enabled: !verbosity.quiet && !output.recordsGoToTerminal) { progress in
                     try session.run(writer: writer, trace: traced, progress: progress)
                 }
-                if let traced { try trace.finish(traced, of: session, plot: trace.plot, table: !quiet && (trace.summary || endSummary)) }
+                if let traced { try trace.finish(traced, of: session, plot: trace.plot, table: !verbosity.quiet && (trace.summary || endSummary)) }
                 for warning in session.finalWarnings() { Diagnostics.warning(warning) }
                 if session.analyzer.framesAnalyzed == 0 {
                     Diagnostics.warning(

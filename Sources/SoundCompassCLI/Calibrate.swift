@@ -36,8 +36,8 @@ extension SoundCompassCommand {
         @Option(name: .shortAndLong, help: ArgumentHelp("Write the profile to this file instead of stdout.", valueName: "file"))
         var output: String?
 
-        @Flag(name: .shortAndLong, help: "Print nothing on stderr but errors and warnings (no report).")
-        var quiet = false
+        @OptionGroup
+        var verbosity: QuietOption
 
         func validate() throws {
             if let fit {
@@ -62,14 +62,14 @@ extension SoundCompassCommand {
                 let calibration = try session.calibrate(truth: truthTrack, parameters: parameters)
                 let (fitted, measurement, after, profile) =
                     (calibration.fit, calibration.measurement, calibration.after, calibration.profile)
-                if !quiet {
+                if !verbosity.quiet {
                     report(
                         fitted, nominal: config.array, before: measurement.before, after: after,
                         measurement: measurement, truth: truthTrack)
                 }
                 if let output {
                     try writeWholeFile(output, Array(profile.json.utf8))
-                    if !quiet { Diagnostics.note("wrote \(output)") }
+                    if !verbosity.quiet { Diagnostics.note("wrote \(output)") }
                 } else {
                     let sink = LineSink.standardOutput()
                     try sink.write(Array(profile.json.utf8))
@@ -104,7 +104,7 @@ extension SoundCompassCommand {
             }
             guard still else { return available }
             let held = available.filter(\.needsAngleRange)
-            if !held.isEmpty && !quiet {
+            if !held.isEmpty && !verbosity.quiet {
                 Diagnostics.note(
                     "a still source fixes the offsets only; \(held.map(\.rawValue).joined(separator: " and ")) kept as given (sweep a source across to fit \(held.count == 1 ? "it" : "them"))")
             }

@@ -33,12 +33,21 @@ struct CapsulePattern: ExpressibleByArgument, CustomStringConvertible {
 }
 
 /// The options that describe a coincident pair (`--pattern`, `--angle`, `--mid-side`,
-/// `--side-gain`), checked and turned into a ``CoincidentPair`` the same way by the analyses
-/// and by synth.
-struct CoincidentChoice {
+/// `--side-gain`), declared once for the analyses (in ``AnalysisOptions``) and synth, and checked
+/// and turned into a ``CoincidentPair`` the same way by both.
+struct CoincidentOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "Coincident capsules' pattern: omni, cardioid, supercardioid, hypercardioid, figure8, or a first-order coefficient 0…1 (default cardioid; with --mid-side the mid capsule's).",
+        valueName: "pattern"), transform: CapsulePattern.parse)
     var pattern: CapsulePattern?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Coincident: included angle between the capsules, degrees (default 90).", valueName: "deg"))
     var angle: Double?
-    var midSide: Bool
+
+    @Flag(help: "Coincident: raw Mid-Side channels, M then S (S's positive lobe to the left): synth writes them; the analyses decode L = M + S, R = M − S.")
+    var midSide = false
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Mid-Side: the side capsule's gain relative to the mid's (default 1).", valueName: "gain"))
     var sideGain: Double?
 
     /// The options given, by name.
@@ -77,15 +86,10 @@ struct CoincidentChoice {
 }
 
 extension AnalysisOptions {
-    /// The coincident pair's options as given.
-    var coincidentChoice: CoincidentChoice {
-        CoincidentChoice(pattern: pattern, angle: angle, midSide: midSide, sideGain: sideGain)
-    }
-
     /// Checks the coincident pair's options against the array model and `--profile`, and
     /// refuses `--ild-gain` for a coincident pair (whose level cue follows from its capsules).
     func validateCoincident() throws {
-        let choice = coincidentChoice
+        let choice = coincident
         if profile != nil, let first = choice.given.first {
             throw ValidationError("\(first) conflicts with --profile, which sets the array model")
         }

@@ -40,19 +40,39 @@ struct TimeOffset: ExpressibleByArgument, CustomStringConvertible {
     var description: String { formatTrimmed(seconds, 3) }
 }
 
-/// What the input is and which part of it to analyse: `-` for standard input, raw PCM, and
-/// `--start`/`--end`. Shared by analyze, trace and calibrate.
-struct InputOptions: ParsableArguments {
+/// The layout of headerless PCM (`--raw-format`, `--rate`, `--raw-channels`), declared once for
+/// the commands that read files (through ``InputOptions``) and for live, whose `--input` may be
+/// raw PCM and whose `--rate` is also the rate asked of a device.
+struct RawPCMOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
-        "Read FILE (or standard input) as headerless interleaved PCM in this encoding: f32le, s32le, s24le, s24_3le or s16le (ALSA names FLOAT_LE, S16_LE, … also), as 'synth --file-format raw-…' writes.",
+        "Read the input as headerless interleaved PCM in this encoding: f32le, s32le, s24le, s24_3le or s16le (ALSA names FLOAT_LE, S16_LE, … also), as 'synth --file-format raw-…' writes (live --input: default f32le).",
         valueName: "encoding"))
     var rawFormat: PCMEncoding?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Sample rate of raw PCM, Hz (default 48000).", valueName: "Hz"))
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Sample rate of raw PCM, Hz; for live, also the rate asked of the device, which may give the nearest it supports (default 48000).",
+        valueName: "Hz"))
     var rate: Int?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Channels per frame of raw PCM (default 2).", valueName: "n"))
     var rawChannels: Int?
+
+    func validate() throws {
+        if let rate, !(8000...768_000).contains(rate) { throw ValidationError("--rate must be 8000…768000 Hz, got \(rate)") }
+        if let rawChannels, !(1...CaptureLimits.maximumChannelCount).contains(rawChannels) {
+            throw ValidationError("--raw-channels must be 1…\(CaptureLimits.maximumChannelCount), got \(rawChannels)")
+        }
+    }
+
+    /// `--rate`, Hz, or its default, 48000.
+    var sampleRate: Int { rate ?? 48000 }
+}
+
+/// What the input is and which part of it to analyse: `-` for standard input, raw PCM, and
+/// `--start`/`--end`. Shared by analyze, trace and calibrate.
+struct InputOptions: ParsableArguments {
+    @OptionGroup
+    var raw: RawPCMOptions
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Analyse from this time in the file: seconds, or M:SS (records keep the file's time).", valueName: "time"), transform: TimeOffset.parse)
     var start: TimeOffset?
@@ -61,13 +81,10 @@ struct InputOptions: ParsableArguments {
     var end: TimeOffset?
 
     func validate() throws {
-        if let rate, !(8000...768_000).contains(rate) { throw ValidationError("--rate must be 8000…768000 Hz, got \(rate)") }
-        if let rawChannels, !(1...CaptureLimits.maximumChannelCount).contains(rawChannels) {
-            throw ValidationError("--raw-channels must be 1…\(CaptureLimits.maximumChannelCount), got \(rawChannels)")
-        }
-        if rawFormat == nil {
-            if rate != nil { throw ValidationError("--rate applies to raw PCM only: give --raw-format too (a sound file's header says its rate)") }
-            if rawChannels != nil { throw ValidationError("--raw-channels applies to raw PCM only: give --raw-format too") }
+        // `raw` has checked the ranges of --rate and --raw-channels.
+        if raw.rawFormat == nil {
+            if raw.rate != nil { throw ValidationError("--rate applies to raw PCM only: give --raw-format too (a sound file's header says its rate)") }
+            if raw.rawChannels != nil { throw ValidationError("--raw-channels applies to raw PCM only: give --raw-format too") }
         }
         if let start, let end, end.seconds <= start.seconds {
             throw ValidationError("--end (\(end) s) must be after --start (\(start) s)")
@@ -77,7 +94,7 @@ struct InputOptions: ParsableArguments {
 
     /// The raw layout, with `--raw-format`.
     var rawLayout: RawPCMFormat? {
-        rawFormat.map { RawPCMFormat(encoding: $0, sampleRate: rate ?? 48000, channelCount: rawChannels ?? 2) }
+        raw.rawFormat.map { RawPCMFormat(encoding: $0, sampleRate: raw.sampleRate, channelCount: raw.rawChannels ?? 2) }
     }
 
     /// Opens `file` (`-`: standard input; nil: the built-in demo scene) and assembles its
@@ -87,7 +104,7 @@ struct InputOptions: ParsableArguments {
         _ file: String?, analysis: AnalysisOptions, imu: IMUInput? = nil, rereadable: Bool = false
     ) throws -> AnalysisSession {
         guard let file else {
-            if start != nil || end != nil || rawFormat != nil {
+            if start != nil || end != nil || raw.rawFormat != nil {
                 throw CLIFailure("--start, --end and --raw-format need a FILE (or - for standard input)", status: .usage)
             }
             return try analysis.openDemoSession(imu: imu)

@@ -25,9 +25,6 @@ extension SoundCompassCommand {
         @Option(help: ArgumentHelp("Read interleaved raw PCM, or a sound file (recognised by its WAV, AIFF, FLAC or Ogg header), from this file or FIFO instead of a device; '-' for standard input (default: the device).", valueName: "path|-"))
         var input: String?
 
-        @Option(parsing: .unconditional, help: ArgumentHelp("Sample rate, Hz (a device may give the nearest it supports).", valueName: "Hz"))
-        var rate: Int = 48000
-
         @Option(parsing: .unconditional, help: ArgumentHelp("Frames read at a time (default: the analysis hop).", valueName: "frames"))
         var period: Int?
 
@@ -36,11 +33,8 @@ extension SoundCompassCommand {
             valueName: "format"))
         var sampleFormat: String = "auto"
 
-        @Option(help: "Encoding of raw PCM from --input (default f32le).")
-        var rawFormat: PCMEncoding?
-
-        @Option(parsing: .unconditional, help: ArgumentHelp("Channels per frame of raw PCM from --input (default: 2).", valueName: "n"))
-        var rawChannels: Int?
+        @OptionGroup
+        var raw: RawPCMOptions
 
         @Option(parsing: .unconditional, help: ArgumentHelp("Stop after this much stream time (samples captured), seconds (default: until the stream ends or Ctrl-C).", valueName: "seconds"))
         var duration: Double?
@@ -65,12 +59,11 @@ extension SoundCompassCommand {
         @OptionGroup(title: "Output")
         var output: OutputOptions
 
-        @Flag(name: .shortAndLong, help: "Print nothing on stderr but errors and warnings (no settings line or summary).")
-        var quiet = false
+        @OptionGroup
+        var verbosity: QuietOption
 
         func validate() throws {
             if device != nil && input != nil { throw ValidationError("--device and --input cannot be used together") }
-            guard rate >= 8000, rate <= 768_000 else { throw ValidationError("--rate must be 8000…768000 Hz, got \(rate)") }
             if let period, !(16...1 << 20).contains(period) {
                 throw ValidationError("--period must be 16…1048576 frames, got \(period)")
             }
@@ -81,15 +74,13 @@ extension SoundCompassCommand {
                 throw ValidationError(
                     "--sample-format must be auto or one of \(PCMEncoding.preference.map(\.rawValue).joined(separator: ", ")), got \(sampleFormat)")
             }
-            if let rawChannels, !(1...CaptureLimits.maximumChannelCount).contains(rawChannels) {
-                throw ValidationError("--raw-channels must be 1…\(CaptureLimits.maximumChannelCount), got \(rawChannels)")
-            }
-            if let period, let rawChannels, !CaptureLimits.periodFits(frames: period, channels: rawChannels) {
+            // `raw` has checked the ranges of --rate and --raw-channels.
+            if let period, let rawChannels = raw.rawChannels, !CaptureLimits.periodFits(frames: period, channels: rawChannels) {
                 throw ValidationError(
                     "--period \(period) × --raw-channels \(rawChannels) is more than the \(CaptureLimits.maximumPeriodSamples) samples a read may hold: give a smaller --period")
             }
-            if input == nil && rawChannels != nil { throw ValidationError("--raw-channels applies to --input only") }
-            if input == nil && rawFormat != nil { throw ValidationError("--raw-format applies to --input only (a device's format is --sample-format)") }
+            if input == nil && raw.rawChannels != nil { throw ValidationError("--raw-channels applies to --input only") }
+            if input == nil && raw.rawFormat != nil { throw ValidationError("--raw-format applies to --input only (a device's format is --sample-format)") }
         }
 
         func run() throws {
@@ -114,21 +105,20 @@ extension SoundCompassCommand {
             let selection = try analysis.channelSelection(for: inputName)
             // The default period is the analysis hop, so every read completes one frame.
             // The hop does not depend on the array model, so the profile is not needed here.
-            let period = self.period ?? analysis.settings.configuration(sampleRate: Double(rate)).hopLength
+            let period = self.period ?? analysis.settings.configuration(sampleRate: Double(raw.sampleRate)).hopLength
             if let input { InputOptions.noteIfWaitingForWriter(input) }
             let capture: CaptureInput = if let input {
-                .rawPCM(path: input, encoding: rawFormat ?? .float32, channelCount: rawChannels ?? selection.count)
+                .rawPCM(path: input, encoding: raw.rawFormat ?? .float32, channelCount: raw.rawChannels ?? selection.count)
             } else {
-                .device(
-                    name: device ?? "default", encoding: PCMEncoding(name: sampleFormat), channelCount: selection.count,
-                    injectedFaults: Dictionary(
-                        injectedOverruns.map { ($0, -EPIPE) } + (injectedUnplug.map { [($0, -ENODEV)] } ?? []),
-                        uniquingKeysWith: { a, _ in a }))
+                .device(name: device ?? "default", encoding: PCMEncoding(name: sampleFormat), channelCount: selection.count)
             }
+            let injectedFaults = Dictionary(
+                injectedOverruns.map { ($0, -EPIPE) } + (injectedUnplug.map { [($0, -ENODEV)] } ?? []),
+                uniquingKeysWith: { a, _ in a })
             let source = try InputOptions.explainingRawErrors {
                 try capture.open(
-                    sampleRate: rate, periodFrames: period, channels: selection.pair, swap: analysis.swap,
-                    stopRequested: { Interrupt.isRequested })
+                    sampleRate: raw.sampleRate, periodFrames: period, channels: selection.pair, swap: analysis.swap,
+                    stopRequested: { Interrupt.isRequested }, injectedFaults: injectedFaults)
             }
             if source is SoundFileCaptureSource { warnIgnoredRawOptions(for: source.name) }
             return source
@@ -155,7 +145,7 @@ extension SoundCompassCommand {
             let compass = showCompass
                 ? TerminalCompass(sink: stdout, columns: terminalColumns(), bandNames: session.bandNames) : nil
             for warning in session.newSourceWarnings() { Diagnostics.warning(warning) }
-            if !quiet {
+            if !verbosity.quiet {
                 if let capture = session.captureSource { Diagnostics.note(capture.streamDescription) }
                 Diagnostics.note("analysis: \(session.settingsDescription)")
                 if let follower = session.imuFollower {
@@ -197,7 +187,7 @@ extension SoundCompassCommand {
             compass?.finish()
             try writer?.finish()
             for warning in session.finalWarnings() { Diagnostics.warning(warning) }
-            if !quiet { Diagnostics.note(Self.describe(summary)) }
+            if !verbosity.quiet { Diagnostics.note(Self.describe(summary)) }
         }
 
         static func describe(_ summary: LiveAnalysis.Summary) -> String {

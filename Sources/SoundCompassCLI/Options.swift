@@ -63,19 +63,8 @@ struct AnalysisOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("Level-cue gain of the binaural model: the spherical head shadow's scale, 10 = the sphere's own (about 14 dB at 4 kHz at 90°).", valueName: "gain"))
     var ildGain: Double?
 
-    @Option(help: ArgumentHelp(
-        "Coincident capsules' pattern: omni, cardioid, supercardioid, hypercardioid, figure8, or a first-order coefficient 0…1 (default cardioid; with --mid-side the mid capsule's).",
-        valueName: "pattern"), transform: CapsulePattern.parse)
-    var pattern: CapsulePattern?
-
-    @Option(parsing: .unconditional, help: ArgumentHelp("Coincident: included angle between the capsules, degrees (default 90).", valueName: "deg"))
-    var angle: Double?
-
-    @Flag(help: "Coincident: the channels are raw Mid-Side, M then S (S's positive lobe to the left), decoded L = M + S, R = M − S.")
-    var midSide = false
-
-    @Option(parsing: .unconditional, help: ArgumentHelp("Mid-Side: the side capsule's gain relative to the mid's (default 1).", valueName: "gain"))
-    var sideGain: Double?
+    @OptionGroup
+    var coincident: CoincidentOptions
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Frame length in samples, or milliseconds with 'ms' (default: about 43 ms, a power of two).", valueName: "n|Nms"), transform: FrameLength.parse)
     var frame: FrameLength?
@@ -187,7 +176,7 @@ struct AnalysisOptions: ParsableArguments {
             array: ArrayModel(
                 kind: array ?? .spaced, spacingMeters: spacing ?? ArrayModel.defaultSpacing,
                 headRadiusMeters: headRadius ?? ArrayModel.defaultHeadRadius, ildGain: ildGain,
-                coincidentPair: coincidentChoice.pair, channelsAreMidSide: midSide),
+                coincidentPair: coincident.pair, channelsAreMidSide: coincident.midSide),
             profilePath: profile, frameLength: frame?.length, hopLength: hop?.length, silenceGateDBFS: gate,
             bands: bandList ?? BandSpec.defaults, response: response)
         settings.maxSources = maxSources

@@ -44,19 +44,8 @@ extension SoundCompassCommand {
         @Option(help: "Microphones: spaced, binaural (Woodworth head) or coincident (an XY pair: cardioids at 90° unless --pattern, --angle or --mid-side).")
         var array: ArrayModel.Kind = .spaced
 
-        @Option(help: ArgumentHelp(
-            "Coincident capsules' pattern: omni, cardioid, supercardioid, hypercardioid, figure8, or a first-order coefficient 0…1 (default cardioid; with --mid-side the mid capsule's).",
-            valueName: "pattern"), transform: CapsulePattern.parse)
-        var pattern: CapsulePattern?
-
-        @Option(parsing: .unconditional, help: ArgumentHelp("Coincident: included angle between the capsules, degrees (default 90).", valueName: "deg"))
-        var angle: Double?
-
-        @Flag(help: "Coincident: write raw Mid-Side channels, M then S (S's positive lobe to the left); analyze with --mid-side.")
-        var midSide = false
-
-        @Option(parsing: .unconditional, help: ArgumentHelp("Mid-Side: the side capsule's gain relative to the mid's (default 1).", valueName: "gain"))
-        var sideGain: Double?
+        @OptionGroup
+        var coincident: CoincidentOptions
 
         @Option(parsing: .unconditional, help: ArgumentHelp("Microphone spacing, metres (spaced).", valueName: "metres"))
         var spacing: Double = ArrayModel.defaultSpacing
@@ -92,8 +81,8 @@ extension SoundCompassCommand {
             valueName: "format"))
         var sampleFormat: PCMEncoding?
 
-        @Flag(name: .shortAndLong, help: "Print nothing on stderr but errors and warnings.")
-        var quiet = false
+        @OptionGroup
+        var verbosity: QuietOption
 
         @Option(help: ArgumentHelp("Ground-truth CSV path (default OUTPUT.truth.csv; 'none' for none).", valueName: "file"))
         var truth: String?
@@ -144,7 +133,7 @@ extension SoundCompassCommand {
             guard channelGain.isFinite, abs(channelGain) <= 40 else { throw ValidationError("--channel-gain must be within ±40 dB") }
             guard level.isFinite, level >= -120, level <= 20 else { throw ValidationError("--level must be −120…20 dBFS") }
             if let snr, !(snr.isFinite && snr >= -60 && snr <= 120) { throw ValidationError("--snr must be −60…120 dB") }
-            try CoincidentChoice(pattern: pattern, angle: angle, midSide: midSide, sideGain: sideGain).validate(kind: array)
+            try coincident.validate(kind: array)
             let nyquist = Double(rate) / 2
             for spec in sources {
                 if let problem = spec.problem(nyquist: nyquist) { throw ValidationError("--source \(spec.text): \(problem)") }
@@ -203,7 +192,7 @@ extension SoundCompassCommand {
                     imuPath = path
                 }
                 let written = [truthPath != "none" ? truthPath : nil, sourcesTruthPath, imuPath].compactMap { $0 }
-                if !quiet {
+                if !verbosity.quiet {
                     Diagnostics.note(
                     "wrote \(outputFile) (\(formatSeconds(scene.duration)) s, \(Int(scene.sampleRate)) Hz, \(format.rawValue))"
                         + (written.isEmpty ? "" : " and " + written.joined(separator: " and ")))
@@ -217,9 +206,9 @@ extension SoundCompassCommand {
             case .spaced: .spaced(spacing: spacing)
             case .binaural: .binaural(headRadius: headRadius, ildAt90: headIld)
             case .coincident:
-                midSide
-                    ? .midSide(midPattern: pattern?.coefficient ?? 0.5, sideGain: sideGain ?? 1)
-                    : .coincident(pattern: pattern?.coefficient ?? 0.5, includedAngle: angle ?? 90)
+                coincident.midSide
+                    ? .midSide(midPattern: coincident.pattern?.coefficient ?? 0.5, sideGain: coincident.sideGain ?? 1)
+                    : .coincident(pattern: coincident.pattern?.coefficient ?? 0.5, includedAngle: coincident.angle ?? 90)
             }
             let specs = sources.isEmpty ? [SourceSpec(argument: "white@30")!] : sources
             let built = specs.enumerated().map { index, spec in

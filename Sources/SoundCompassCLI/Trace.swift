@@ -31,8 +31,8 @@ extension SoundCompassCommand {
         @OptionGroup(title: "Front/back from an IMU")
         var imu: IMUOptions
 
-        @Flag(name: .shortAndLong, help: "Print nothing on stderr but errors and warnings.")
-        var quiet = false
+        @OptionGroup
+        var verbosity: QuietOption
 
         func run() throws {
             try Diagnostics.reportingFailures {
@@ -46,12 +46,12 @@ extension SoundCompassCommand {
                     ? try TruthTrack(text: Scene.demo().truthCSV(), name: "demo truth") : nil
                 guard let traced = try trace.makeTrace(for: session, plotting: true, defaultTruth: demoTruth, always: true)
                 else { return }
-                if !quiet { Diagnostics.describe(session) }
-                try Diagnostics.withProgress(of: session.source, enabled: !quiet) { progress in
+                if !verbosity.quiet { Diagnostics.describe(session) }
+                try Diagnostics.withProgress(of: session.source, enabled: !verbosity.quiet) { progress in
                     try session.run(trace: traced, progress: progress)
                 }
                 for warning in session.finalWarnings() { Diagnostics.warning(warning) }
-                try trace.finish(traced, of: session, plot: plot, table: !quiet)
+                try trace.finish(traced, of: session, plot: plot, table: !verbosity.quiet)
             }
         }
     }

@@ -1,5 +1,5 @@
 /// One field of a JSONL or CSV record, named by its JSON key (see Docs/OutputFormat.md).
-public enum RecordField: String, Sendable, CaseIterable {
+package enum RecordField: String, Sendable, CaseIterable {
     case time, azimuth
     case rawAzimuth = "raw_azimuth"
     case lateral, confidence
@@ -49,32 +49,32 @@ public enum RecordField: String, Sendable, CaseIterable {
 /// A set of ``RecordField``s to write (`--fields`). Records always carry their fields in the
 /// documented order, whatever the order the set was named in. A set is a bit mask: asking it
 /// whether it holds a field does not allocate.
-public struct RecordFields: Sendable, Equatable {
+package struct RecordFields: Sendable, Equatable {
     private var mask: UInt32
 
     /// The fields in `fields`.
-    public init(_ fields: some Sequence<RecordField>) {
+    package init(_ fields: some Sequence<RecordField>) {
         mask = fields.reduce(0) { $0 | $1.bit }
     }
 
     /// Every field (`yaw` and `world_azimuth` among them).
-    public static let all = RecordFields(RecordField.allCases)
+    package static let all = RecordFields(RecordField.allCases)
 
     /// True when the set holds `field`.
     @inline(__always)
-    public func contains(_ field: RecordField) -> Bool { mask & field.bit != 0 }
+    package func contains(_ field: RecordField) -> Bool { mask & field.bit != 0 }
 
     /// True when the set holds no field.
-    public var isEmpty: Bool { mask == 0 }
+    package var isEmpty: Bool { mask == 0 }
 
     /// Why a field list does not parse.
-    public struct ParseError: Error, Equatable, CustomStringConvertible {
+    package struct ParseError: Error, Equatable, CustomStringConvertible {
         /// The names that are not fields, as given.
-        public var unknown: [String]
+        package var unknown: [String]
 
-        public init(unknown: [String]) { self.unknown = unknown }
+        package init(unknown: [String]) { self.unknown = unknown }
 
-        public var description: String {
+        package var description: String {
             let names = unknown.map { "'\($0)'" }.joined(separator: ", ")
             return "unknown field\(unknown.count == 1 ? "" : "s") \(names) (fields: "
                 + RecordField.allCases.map(\.rawValue).joined(separator: ", ") + ")"
@@ -84,7 +84,7 @@ public struct RecordFields: Sendable, Equatable {
     /// Parses a comma-separated list of JSON keys, "time,azimuth,confidence" (case and spaces
     /// around the names ignored).
     /// - Throws: ``ParseError`` naming every unknown name (an empty list names "").
-    public init(parsing list: String) throws(ParseError) {
+    package init(parsing list: String) throws(ParseError) {
         var fields: [RecordField] = [], unknown: [String] = []
         for part in list.split(separator: ",", omittingEmptySubsequences: false) {
             let name = part.trimmingCharacters(in: " \t").lowercased()

@@ -14,13 +14,13 @@ import SoundCompassEngine
 /// Offering a record does not allocate: the held record is copied field by field into storage
 /// the selection owns, once it has held a record with as many bands (the sources' storage is
 /// reserved at `init`).
-public final class RecordSelection {
+package final class RecordSelection {
     /// Only records of active frames (``AnalysisRecord/active``).
-    public let activeOnly: Bool
+    package let activeOnly: Bool
     /// Only records with at least this confidence, 0…1 (0: every record).
-    public let minimumConfidence: Double
+    package let minimumConfidence: Double
     /// One record per interval of this many seconds (`nil`: every record).
-    public let interval: Double?
+    package let interval: Double?
 
     private var held = AnalysisRecord()
     private var holding = false
@@ -30,7 +30,7 @@ public final class RecordSelection {
     ///   - activeOnly: only records of active frames.
     ///   - minimumConfidence: only records with at least this confidence, 0…1.
     ///   - interval: one record per interval of this many seconds (positive), the last of each.
-    public init(activeOnly: Bool = false, minimumConfidence: Double = 0, interval: Double? = nil) {
+    package init(activeOnly: Bool = false, minimumConfidence: Double = 0, interval: Double? = nil) {
         precondition(minimumConfidence.isFinite, "the minimum confidence is a number")
         precondition(interval.map { $0.isFinite && $0 > 0 } ?? true, "the interval is a positive number of seconds")
         self.activeOnly = activeOnly
@@ -41,17 +41,17 @@ public final class RecordSelection {
     }
 
     /// True when every record passes (no test asked).
-    public var passesEverything: Bool { !activeOnly && minimumConfidence <= 0 && interval == nil }
+    package var passesEverything: Bool { !activeOnly && minimumConfidence <= 0 && interval == nil }
 
     /// True when `record` passes the active and confidence tests.
     @inline(__always)
-    public func accepts(_ record: AnalysisRecord) -> Bool {
+    package func accepts(_ record: AnalysisRecord) -> Bool {
         (!activeOnly || record.active) && record.confidence >= minimumConfidence
     }
 
     /// Takes in the next record (in time order); calls `emit` with each record to write: with an
     /// interval, the held last record of an interval once a record of a later interval passes.
-    public func offer<E: Error>(_ record: AnalysisRecord, emit: (AnalysisRecord) throws(E) -> Void) throws(E) {
+    package func offer<E: Error>(_ record: AnalysisRecord, emit: (AnalysisRecord) throws(E) -> Void) throws(E) {
         guard accepts(record) else { return }
         guard let interval else { return try emit(record) }
         let index = (record.time / interval).rounded(.down)
@@ -64,7 +64,7 @@ public final class RecordSelection {
     }
 
     /// Ends the stream: emits the record still held (the last interval's), if any.
-    public func finish<E: Error>(emit: (AnalysisRecord) throws(E) -> Void) throws(E) {
+    package func finish<E: Error>(emit: (AnalysisRecord) throws(E) -> Void) throws(E) {
         guard holding else { return }
         holding = false
         try emit(held)

@@ -25,13 +25,13 @@ public final class RecordWriter {
     /// The format written.
     public let format: RecordFormat
     /// The fields JSONL and CSV records carry (text ignores it).
-    public let fields: RecordFields
+    package let fields: RecordFields
     /// Width of a text line, columns: no line is wider.
     public let columns: Int
     /// What a text line shows.
     public let view: TextView
     /// Which records are written (`nil`: all).
-    public let selection: RecordSelection?
+    package let selection: RecordSelection?
     private let sink: LineSink
     let bandNames: [String]
     let orientation: Bool
@@ -51,6 +51,28 @@ public final class RecordWriter {
     ///   - bandNames: names of the bands every record carries, in order (CSV columns).
     ///   - orientation: write `yaw` and `world_azimuth` (when an IMU is given): `null` in JSON,
     ///     an empty cell in CSV where a record has none.
+    ///   - sources: write the tracked sources (`sources`): the analysis tracks them
+    ///     (``AnalysisConfiguration/maxSources`` > 0).
+    ///   - columns: width of a text line, columns (a terminal's width; at least 20 is useful).
+    ///     No text line is wider, whatever the record.
+    ///   - view: what a text line shows.
+    public convenience init(
+        format: RecordFormat, sink: LineSink, bandNames: [String] = [], orientation: Bool = false,
+        sources: Bool = false, columns: Int = 80, view: TextView = .bearing
+    ) {
+        self.init(
+            format: format, sink: sink, bandNames: bandNames, orientation: orientation, sources: sources,
+            fields: nil, columns: columns, view: view, selection: nil)
+    }
+
+    /// A writer of some fields of some records (the command-line tool's `--fields`, `--every`
+    /// and `--changes`).
+    /// - Parameters:
+    ///   - format: output format.
+    ///   - sink: destination.
+    ///   - bandNames: names of the bands every record carries, in order (CSV columns).
+    ///   - orientation: write `yaw` and `world_azimuth` (when an IMU is given): `null` in JSON,
+    ///     an empty cell in CSV where a record has none.
     ///   - sources: write the tracked sources (`sources`) by default: the analysis tracks them
     ///     (``AnalysisConfiguration/maxSources`` > 0).
     ///   - fields: the fields of JSONL and CSV records, in their documented order whatever the
@@ -62,9 +84,9 @@ public final class RecordWriter {
     ///   - view: what a text line shows.
     ///   - selection: which records are written (`nil`: every record). Call ``finish()`` after
     ///     the last record to write the one an interval selection still holds.
-    public init(
+    package init(
         format: RecordFormat, sink: LineSink, bandNames: [String] = [], orientation: Bool = false,
-        sources: Bool = false, fields: RecordFields? = nil, columns: Int = 80, view: TextView = .bearing, selection: RecordSelection? = nil
+        sources: Bool = false, fields: RecordFields?, columns: Int = 80, view: TextView = .bearing, selection: RecordSelection? = nil
     ) {
         self.format = format
         self.orientation = orientation

@@ -100,9 +100,14 @@ public final class SoundFileReader: StereoSource {
         return swap ? (pair.right, pair.left) : pair
     }
 
-    /// Reads up to `left.count` frames of the chosen channels.
+    /// Reads up to `min(left.count, right.count)` frames of the chosen channels.
     /// - Returns: frames read; 0 at the end of the file.
-    public func read(left: UnsafeMutableBufferPointer<Float>, right: UnsafeMutableBufferPointer<Float>) throws -> Int {
+    /// - Throws: ``SoundFileError/readFailed(path:reason:)`` when libsndfile fails part way.
+    public func read(left: inout MutableSpan<Float>, right: inout MutableSpan<Float>) throws(SoundFileError) -> Int {
+        try withBuffers(&left, &right) { (left, right) throws(SoundFileError) -> Int in try read(into: left, right) }
+    }
+
+    private func read(into left: UnsafeMutableBufferPointer<Float>, _ right: UnsafeMutableBufferPointer<Float>) throws(SoundFileError) -> Int {
         let frames = min(left.count, right.count)
         let channels = fileChannels
         if interleaved.count < frames * channels {

@@ -37,10 +37,12 @@ extension StereoSource {
     ) throws {
         let left = UnsafeMutableBufferPointer<Float>.allocate(capacity: blockFrames)
         let right = UnsafeMutableBufferPointer<Float>.allocate(capacity: blockFrames)
+        left.initialize(repeating: 0)
+        right.initialize(repeating: 0)
         defer { left.deallocate(); right.deallocate() }
         var total = 0
         while true {
-            let n = try read(left: left, right: right)
+            let n = try read(into: left, right, frames: blockFrames)
             if n == 0 { break }
             total += n
             try body(UnsafeBufferPointer(rebasing: left[0..<n]), UnsafeBufferPointer(rebasing: right[0..<n]))

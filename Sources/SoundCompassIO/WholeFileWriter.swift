@@ -11,9 +11,9 @@ import Musl
 ///
 /// Paths that are not regular files (`/dev/stdout`, a FIFO, a character device) or are
 /// symbolic links are written in place, since there is nothing to rename onto them.
-public enum WholeFileWriter {
+package enum WholeFileWriter {
     /// Why writing failed.
-    public enum Failure: Error, Equatable {
+    package enum Failure: Error, Equatable {
         /// The file could not be created (a missing directory, no permission): the path and the
         /// system's reason.
         case cannotCreate(String)
@@ -23,7 +23,7 @@ public enum WholeFileWriter {
     }
 
     /// Writes `bytes` to `path` as a whole.
-    public static func write(_ bytes: [UInt8], to path: String) throws(Failure) {
+    package static func write(_ bytes: [UInt8], to path: String) throws(Failure) {
         var status = stat()
         if lstat(path, &status) == 0 && (status.st_mode & S_IFMT) != S_IFREG {
             let sink: LineSink
@@ -46,7 +46,7 @@ public enum WholeFileWriter {
     /// file gets (0644 less the umask), for output that is renamed onto `path` with
     /// ``commit(_:to:)`` once complete (or removed on failure).
     /// - Returns: a sink writing to it (errors name `path`), and its path.
-    public static func temporary(besides path: String) throws(Failure) -> (sink: LineSink, path: String) {
+    package static func temporary(besides path: String) throws(Failure) -> (sink: LineSink, path: String) {
         let slash = path.lastIndex(of: "/")
         let directory = slash.map { String(path[...$0]) } ?? ""
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
@@ -60,7 +60,7 @@ public enum WholeFileWriter {
     }
 
     /// Renames the complete `temporary` onto `path`; on failure removes it.
-    public static func commit(_ temporary: String, to path: String) throws(Failure) {
+    package static func commit(_ temporary: String, to path: String) throws(Failure) {
         guard rename(temporary, path) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temporary)

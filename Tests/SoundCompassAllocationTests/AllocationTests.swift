@@ -1,6 +1,7 @@
 import CMallocCounter
 import SoundCompassEngine
 import TestSignals
+import TestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -14,8 +15,11 @@ import Glibc
 /// generic accessors (`for x in array`), whose coroutine frames libswiftCore mallocs itself; the
 /// counter keeps those apart (`swiftRuntimeInternal`), and only an optimised build, which inlines
 /// the accessors, is held to zero for them too.
-@Suite("Allocations of the per-frame path", .enabled(if: malloc_counter_available() == 1, "needs glibc's allocator"))
+@Suite("Allocations of the per-frame path", .enabled(if: availableOrOnCI(malloc_counter_available() == 1), "needs glibc's allocator"))
 struct AllocationTests {
+    /// On CI the suite runs even without the counter, and fails here.
+    init() throws { try AllocationTests.requireCounter() }
+
     /// One analyzer set-up to measure.
     struct Setup: Sendable, CustomTestStringConvertible {
         var name: String
@@ -59,6 +63,12 @@ struct AllocationTests {
             timeline.append(time: t, yaw: 30 * sin(2 * Double.pi * t / 4))
         }
         return timeline
+    }
+
+    /// Fails the calling test when this build cannot count allocations (not glibc): run on CI
+    /// (see ``availableOrOnCI(_:)``), where the count must be there.
+    static func requireCounter(sourceLocation: SourceLocation = #_sourceLocation) throws {
+        try #require(malloc_counter_available() == 1, "the malloc counter needs glibc's allocator", sourceLocation: sourceLocation)
     }
 
     /// Heap allocations made on this thread while `body` runs.

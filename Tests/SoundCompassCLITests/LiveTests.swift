@@ -156,8 +156,9 @@ struct LiveTests {
         #expect(stream >= lastFrameEnd - 0.0005 && stream < lastFrameEnd + 0.1, "stream \(stream) s, last frame ends at \(lastFrameEnd) s")
     }
 
-    @Test("on a terminal the compass redraws in place", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
+    @Test("on a terminal the compass redraws in place", .enabled(if: availableOrOnCI(PTY.available)))
     func compassOnTerminal() throws {
+        try PTY.require()
         let fixture = try Fixture()
         // `script` runs the command on a pseudo-terminal.
         let command = "soundcompass live --device replay --duration 2 --real-time"

@@ -8,6 +8,11 @@ enum PTY {
     static let script = "/usr/bin/script"
     static var available: Bool { FileManager.default.isExecutableFile(atPath: script) }
 
+    /// Fails the calling test when script(1) is missing (run on CI, see ``availableOrOnCI(_:)``).
+    static func require(sourceLocation: SourceLocation = #_sourceLocation) throws {
+        try #require(available, "\(script) is missing: install bsdutils (scripts/install-deps does)", sourceLocation: sourceLocation)
+    }
+
     /// A word for `sh -c`, quoted.
     static func quoted(_ word: String) -> String { "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'" }
 
@@ -34,8 +39,11 @@ enum PTY {
 
 /// Issue 14, items 2, 3 and 9: text records that fit the terminal, the progress bar apart from
 /// the records, and less output when asked.
-@Suite("Output on a terminal, and less output", .enabled(if: PTY.available, "needs script(1) for a pseudo-terminal"))
+@Suite("Output on a terminal, and less output", .enabled(if: availableOrOnCI(PTY.available), "needs script(1) for a pseudo-terminal"))
 struct OutputViewTests {
+    /// On CI the suite runs even without script(1), and fails here.
+    init() throws { try PTY.require() }
+
     /// Frames of the 8-second demo scene.
     static let demoRecords = (8 * 48000 - 2048) / 1024 + 1
 

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// SoundCompassEngine links no libsndfile and no ALSA: `scripts/check-engine-links` run over the
 /// build products these tests were built into (the engine's object files, `nm -u`; a program
 /// linking only the engine, `ldd`), without building anything.
-@Suite("The engine links no sound-file or ALSA library", .enabled(if: EngineLinkCheck.setUp != nil, "\(EngineLinkCheck.unavailable)"))
+@Suite("The engine links no sound-file or ALSA library", .enabled(if: availableOrOnCI(EngineLinkCheck.setUp != nil), "\(EngineLinkCheck.unavailable)"))
 struct LinkTests {
     @Test("no sf_* or snd_* symbol in the engine's objects; LocalizeExample loads neither library")
     func engineLinksNoIO() throws {

@@ -26,11 +26,10 @@ struct StreamingAnalyzerTests {
         var start = 0
         while start < signal.count {
             let end = min(signal.count, start + block)
-            Array(signal.left[start..<end]).withUnsafeBufferPointer { l in
-                Array(signal.right[start..<end]).withUnsafeBufferPointer { r in
-                    analyzer.process(left: l, right: r) { records.append($0) }
-                }
-            }
+            // The public Span form, as an audio callback would feed it.
+            analyzer.process(
+                left: signal.left[start..<end].span, right: signal.right[start..<end].span
+            ) { records.append($0) }
             start = end
         }
         #expect(records == reference)

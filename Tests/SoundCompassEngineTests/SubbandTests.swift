@@ -41,7 +41,12 @@ struct SubbandTests {
     @Test("band levels follow the source's spectrum and the loudest band is marked")
     func levelsAndLoudest() throws {
         let scene = Scene(duration: 1, sources: [Source(.bandNoise(low: 600, high: 2500), azimuth: 20, levelDBFS: -20)])
-        let records = try analyze(scene.render())
+        let signal = scene.render()
+        let records = try analyze(signal)
+        // Every frame of the second is checked: an analysis that gave no records cannot pass.
+        let configuration = AnalysisConfiguration(sampleRate: signal.sampleRate)
+        let frames = (signal.left.count - configuration.frameLength) / configuration.hopLength + 1
+        try #require(frames > 0 && records.count == frames, "\(records.count) records, \(frames) frames")
         for r in records {
             let speech = try #require(r.bands.first { $0.name == "speech" })
             #expect(speech.loudest)

@@ -43,10 +43,11 @@ struct CaptureTests {
         _ raw: String, encoding: PCMEncoding? = nil, refusingFloat: Bool = false, faults: [Int: Int32] = [:],
         channels: (left: Int, right: Int)? = nil, channelCount: Int? = nil
     ) throws -> ALSACaptureSource {
-        try ALSACaptureSource(settings: ALSACaptureSettings(
+        var settings = ALSACaptureSettings(
             device: "replay", channels: channels, channelCount: channelCount, encoding: encoding,
-            configurationText: ALSACaptureSettings.replayConfiguration(name: "replay", rawFile: raw, refusingFloat: refusingFloat),
-            injectedFaults: faults))
+            configurationText: ALSACaptureSettings.replayConfiguration(name: "replay", rawFile: raw, refusingFloat: refusingFloat))
+        settings.injectedFaults = faults
+        return try ALSACaptureSource(settings: settings)
     }
 
     // MARK: - Sample conversion

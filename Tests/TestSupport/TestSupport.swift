@@ -56,3 +56,19 @@ public func uncorrelatedNoise(sampleRate: Double = 48000, duration: Double = 3, 
     let r = Generators.whiteNoise(count: n, rms: 0.1, seed: seed &+ 1)
     return StereoSignal(left: l.map { Float($0) }, right: r.map { Float($0) }, sampleRate: sampleRate)
 }
+
+// MARK: - Tests that need a tool
+
+/// True when the tests run on CI (`CI=true`, as `.ci/run` and CI services set it). CI installs
+/// every tool a test needs (`scripts/install-deps`), so there a missing tool is a failure.
+public let onCI: Bool = {
+    let value = ProcessInfo.processInfo.environment["CI"]?.lowercased() ?? ""
+    return ["true", "1", "yes"].contains(value)
+}()
+
+/// Whether to run tests that need something a machine may lack (`script`, `nm`, glibc's
+/// allocator): when it is `available`, and always on CI, where such tests must fail (through a
+/// `#require` of the same condition) rather than skip and pass empty.
+/// - Parameter available: the tool or facility is there.
+/// - Returns: `available || onCI`.
+public func availableOrOnCI(_ available: Bool) -> Bool { available || onCI }

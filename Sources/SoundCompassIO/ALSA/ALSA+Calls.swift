@@ -33,13 +33,13 @@ enum ALSACalls {
 }
 
 /// What a capture PCM accepts.
-public struct ALSACapabilities: Sendable, Equatable {
+package struct ALSACapabilities: Sendable, Equatable {
     /// Channel counts the device accepts.
-    public var channels: ClosedRange<Int>
+    package var channels: ClosedRange<Int>
     /// Sample rates the device accepts, Hz.
-    public var rates: ClosedRange<Int>
+    package var rates: ClosedRange<Int>
     /// The encodings SoundCompass reads that the device offers, in ``PCMEncoding/preference`` order.
-    public var encodings: [PCMEncoding]
+    package var encodings: [PCMEncoding]
 }
 
 /// An open ALSA capture PCM, closed on deinit.

@@ -28,13 +28,13 @@ public struct ALSACaptureSettings: Sendable {
     public var configurationText: String?
     /// For tests of recovery: read calls (1-based) that return this negative errno instead of
     /// reading, as if the device had reported it (`-EPIPE` for an overrun).
-    public var injectedFaults: [Int: Int32]
+    package var injectedFaults: [Int: Int32] = [:]
 
     /// - Parameters: see the properties.
     public init(
         device: String = "default", sampleRate: Int = 48000, periodFrames: Int = 1024, periodsPerBuffer: Int = 4,
         channels: (left: Int, right: Int)? = nil, channelCount: Int? = nil, encoding: PCMEncoding? = nil,
-        swap: Bool = false, configurationText: String? = nil, injectedFaults: [Int: Int32] = [:]
+        swap: Bool = false, configurationText: String? = nil
     ) {
         self.device = device
         self.sampleRate = sampleRate
@@ -45,7 +45,6 @@ public struct ALSACaptureSettings: Sendable {
         self.encoding = encoding
         self.swap = swap
         self.configurationText = configurationText
-        self.injectedFaults = injectedFaults
     }
 
     /// ALSA configuration text defining a capture PCM that replays a raw interleaved PCM file
@@ -56,7 +55,7 @@ public struct ALSACaptureSettings: Sendable {
     ///   - rawFile: absolute path of the raw file.
     ///   - refusingFloat: put a `linear` plugin under the replay so the PCM offers integer
     ///     encodings only (a device without float, for tests of format negotiation).
-    public static func replayConfiguration(name: String, rawFile: String, refusingFloat: Bool = false) -> String {
+    package static func replayConfiguration(name: String, rawFile: String, refusingFloat: Bool = false) -> String {
         let slave = refusingFloat ? "{ type linear; slave { pcm { type null }; format S16_LE } }" : "{ type null }"
         let quoted = rawFile.replacingBackslashesAndQuotes()
         return "pcm.\(name) { type file; slave.pcm \(slave); file \"/dev/null\"; infile \"\(quoted)\"; format \"raw\" }\n"
@@ -185,14 +184,18 @@ public final class ALSACaptureSource: CaptureSource {
             + (isReplay ? "; replaying a file" : "")
     }
 
-    /// Reads the next period (at most `left.count` frames), converted to float. Blocks until the
+    /// Reads the next period (at most `min(left.count, right.count)` frames), converted to float. Blocks until the
     /// device delivers it. Overruns and suspends are recovered from and counted; the audio lost
     /// in them is not replaced, so stream time counts the samples captured.
     /// - Returns: frames read; 0 when the stream has ended (a replayed file is exhausted, or
     ///   ``stopRequested`` said so on an interrupted read).
     /// - Throws: ``ALSAError/deviceGone(device:)`` when the device disappears; ``ALSAError`` for
     ///   a failure that cannot be recovered from.
-    public func read(left: UnsafeMutableBufferPointer<Float>, right: UnsafeMutableBufferPointer<Float>) throws -> Int {
+    public func read(left: inout MutableSpan<Float>, right: inout MutableSpan<Float>) throws(ALSAError) -> Int {
+        try withBuffers(&left, &right) { (left, right) throws(ALSAError) -> Int in try read(into: left, right) }
+    }
+
+    private func read(into left: UnsafeMutableBufferPointer<Float>, _ right: UnsafeMutableBufferPointer<Float>) throws(ALSAError) -> Int {
         let frames = min(left.count, right.count, periodFrames)
         guard frames > 0, !ended else { return 0 }
         let frameBytes = channelCount * encoding.bytesPerSample

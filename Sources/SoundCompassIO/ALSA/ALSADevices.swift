@@ -1,46 +1,46 @@
 import SoundCompassEngine
 /// What ALSA offers for capture on this machine: the sound cards with their capture devices,
 /// and the capture PCMs its configuration defines.
-public struct ALSADevices: Sendable {
+package struct ALSADevices: Sendable {
     /// A sound card's capture device, with what it accepts.
-    public struct CaptureDevice: Sendable {
+    package struct CaptureDevice: Sendable {
         /// The PCM name that opens the device directly, `hw:CARD=ID,DEV=N`.
-        public var pcmName: String
+        package var pcmName: String
         /// Card index.
-        public var card: Int
+        package var card: Int
         /// Device index on the card.
-        public var device: Int
+        package var device: Int
         /// The card's name.
-        public var cardName: String
+        package var cardName: String
         /// The device's name.
-        public var deviceName: String
+        package var deviceName: String
         /// What the device accepts; `nil` when it could not be opened (see ``problem``).
-        public var capabilities: ALSACapabilities?
+        package var capabilities: ALSACapabilities?
         /// Why the device could not be queried (busy, …).
-        public var problem: String?
+        package var problem: String?
     }
 
     /// A PCM from ALSA's configuration that can capture (`default`, `sysdefault:CARD=…`, …).
-    public struct NamedPCM: Sendable {
+    package struct NamedPCM: Sendable {
         /// The name to pass to `--device`.
-        public var name: String
+        package var name: String
         /// ALSA's description of it.
-        public var description: String
+        package var description: String
     }
 
     /// Sound cards, by index and name.
-    public var cards: [(index: Int, name: String)]
+    package var cards: [(index: Int, name: String)]
     /// The cards' capture devices.
-    public var captureDevices: [CaptureDevice]
+    package var captureDevices: [CaptureDevice]
     /// Capture PCMs from ALSA's configuration.
-    public var pcms: [NamedPCM]
+    package var pcms: [NamedPCM]
 
     /// True when ALSA sees at least one sound card (cheap: opens nothing).
-    public static var hasSoundCard: Bool { ALSACalls.hasSoundCard() }
+    package static var hasSoundCard: Bool { ALSACalls.hasSoundCard() }
 
     /// Looks at what ALSA sees now. Opens each card's capture devices briefly (without waiting
     /// for busy ones) to read what they accept.
-    public static func scan() -> ALSADevices {
+    package static func scan() -> ALSADevices {
         let (cards, devices) = ALSACalls.cards()
         let captureDevices = devices.map { d -> CaptureDevice in
             let name = "hw:CARD=\(d.cardID),DEV=\(d.device)"

@@ -6,17 +6,17 @@ import SoundCompassEngine
 /// the nominal settings (the error before) and, alongside, with the offsets removed and a wider
 /// lag search (the cues as measured); ``errors(_:configuration:truth:)`` analyses it again
 /// with the fitted model (the error after).
-public enum Calibrator {
+package enum Calibrator {
     /// What one reading of the recording gave.
-    public struct Measurement: Sendable {
+    package struct Measurement: Sendable {
         /// Every active frame with a truth, its cues as measured.
-        public var observations: [CalibrationObservation]
+        package var observations: [CalibrationObservation]
         /// Frames analysed.
-        public var frames: Int
+        package var frames: Int
         /// Active frames.
-        public var activeFrames: Int
+        package var activeFrames: Int
         /// Errors of the nominal analysis.
-        public var before: AzimuthErrors
+        package var before: AzimuthErrors
     }
 
     /// Extra lag searched while measuring, beyond the nominal limit, seconds: half the nominal
@@ -38,7 +38,7 @@ public enum Calibrator {
     /// frame the truth covers. `timeOrigin` is the time of the source's first sample on the
     /// truth's clock, seconds (see ``StreamingAnalyzer/timeOrigin``).
     /// - Throws: ``ConfigurationError`` when the settings do not suit, or what the source throws.
-    public static func measure(
+    package static func measure(
         _ source: some StereoSource, configuration: AnalysisConfiguration, truth: TruthTrack,
         timeOrigin: Double = 0, progress: ((Int) -> Void)? = nil
     ) throws -> Measurement {
@@ -67,7 +67,7 @@ public enum Calibrator {
 
     /// The errors of an analysis of `source` with `configuration` against `truth`
     /// (`timeOrigin` as for ``measure(_:configuration:truth:timeOrigin:progress:)``).
-    public static func errors(
+    package static func errors(
         _ source: some StereoSource, configuration: AnalysisConfiguration, truth: TruthTrack,
         timeOrigin: Double = 0, progress: ((Int) -> Void)? = nil
     ) throws -> AzimuthErrors {

@@ -11,9 +11,9 @@ import Musl
 /// Latency is measured from the moment a period's read returned (``CaptureSource/lastReadTime``)
 /// to the moment its records have been handed on and `periodDone` has returned, so it covers
 /// the analysis and the writing of the records, but not the wait for the audio itself.
-public final class LiveAnalysis {
+package final class LiveAnalysis {
     /// Why a run ended.
-    public enum Ending: Sendable, Equatable {
+    package enum Ending: Sendable, Equatable {
         /// The requested duration of stream time was reached.
         case duration
         /// The source ended (a pipe closed, a replayed file ran out).
@@ -23,32 +23,32 @@ public final class LiveAnalysis {
     }
 
     /// Figures of a run.
-    public struct Summary: Sendable {
+    package struct Summary: Sendable {
         /// Stream time analysed: samples captured over the sample rate, seconds.
-        public var streamSeconds: Double
+        package var streamSeconds: Double
         /// Records (analysis frames) produced.
-        public var frames: Int
+        package var frames: Int
         /// Periods read.
-        public var periods: Int
+        package var periods: Int
         /// Overruns recovered from.
-        public var overruns: Int
+        package var overruns: Int
         /// Suspends recovered from.
-        public var suspends: Int
+        package var suspends: Int
         /// Processing latency per period.
-        public var latency: LatencyHistogram
+        package var latency: LatencyHistogram
         /// Why the run ended.
-        public var ending: Ending
+        package var ending: Ending
     }
 
     /// The source read.
-    public let source: any CaptureSource
+    package let source: any CaptureSource
     /// The analyzer fed.
-    public let analyzer: StreamingAnalyzer
+    package let analyzer: StreamingAnalyzer
     /// Stream time after which the run ends, in samples; `nil` for no limit.
-    public let sampleLimit: Int?
+    package let sampleLimit: Int?
     /// Hold each period back until its stream time has passed on the wall clock, so a source
     /// that delivers faster than real time (a replayed file) plays at real speed.
-    public let realTime: Bool
+    package let realTime: Bool
 
     private let left: UnsafeMutableBufferPointer<Float>
     private let right: UnsafeMutableBufferPointer<Float>
@@ -58,7 +58,7 @@ public final class LiveAnalysis {
     ///   - analyzer: a fresh analyzer.
     ///   - duration: stream time to analyse, seconds (`nil`: until the source ends or a stop).
     ///   - realTime: pace a faster-than-real-time source to real time (see ``realTime``).
-    public init(source: any CaptureSource, analyzer: StreamingAnalyzer, duration: Double? = nil, realTime: Bool = false) {
+    package init(source: any CaptureSource, analyzer: StreamingAnalyzer, duration: Double? = nil, realTime: Bool = false) {
         self.realTime = realTime
         precondition(source.sampleRate == analyzer.configuration.sampleRate, "source and analyzer rates differ")
         self.source = source
@@ -66,6 +66,8 @@ public final class LiveAnalysis {
         self.sampleLimit = duration.flatMap { sampleCount(seconds: $0, sampleRate: source.sampleRate) }
         left = .allocate(capacity: source.periodFrames)
         right = .allocate(capacity: source.periodFrames)
+        left.initialize(repeating: 0)
+        right.initialize(repeating: 0)
     }
 
     deinit {
@@ -83,7 +85,7 @@ public final class LiveAnalysis {
     ///   - periodDone: called after the records of each period (flush a display here).
     /// - Returns: the run's figures.
     /// - Throws: what the source, `emit` or `periodDone` throw.
-    public func run(
+    package func run(
         shouldStop: () -> Bool = { false }, periodRead: (Double) throws -> Void = { _ in },
         emit: (AnalysisRecord) throws -> Void, periodDone: () throws -> Void = {}
     ) throws -> Summary {
@@ -95,7 +97,7 @@ public final class LiveAnalysis {
         while true {
             if let limit = sampleLimit, samples >= limit { summary.ending = .duration; break }
             if shouldStop() { summary.ending = .stopped; break }
-            var n = try source.read(left: left, right: right)
+            var n = try source.read(into: left, right, frames: left.count)
             if n == 0 {
                 summary.ending = shouldStop() ? .stopped : .endOfStream
                 break

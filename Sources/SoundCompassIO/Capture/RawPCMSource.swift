@@ -165,11 +165,15 @@ public final class RawPCMSource: CaptureSource {
         "\(name): raw \(encoding.rawValue), \(channelCount) channels (left \(channelPair.left), right \(channelPair.right)), \(Int(sampleRate)) Hz, \(periodFrames) frames per read"
     }
 
-    /// Reads the next period (at most `left.count` frames), blocking until it is complete or
-    /// the stream ends.
+    /// Reads the next period (at most `min(left.count, right.count)` frames), blocking until it
+    /// is complete or the stream ends.
     /// - Returns: frames read; 0 at the end of the stream.
     /// - Throws: ``SoundFileError/readFailed(path:reason:)`` when reading fails.
-    public func read(left: UnsafeMutableBufferPointer<Float>, right: UnsafeMutableBufferPointer<Float>) throws -> Int {
+    public func read(left: inout MutableSpan<Float>, right: inout MutableSpan<Float>) throws(SoundFileError) -> Int {
+        try withBuffers(&left, &right) { (left, right) throws(SoundFileError) -> Int in try read(into: left, right) }
+    }
+
+    private func read(into left: UnsafeMutableBufferPointer<Float>, _ right: UnsafeMutableBufferPointer<Float>) throws(SoundFileError) -> Int {
         let frames = min(left.count, right.count, periodFrames)
         guard frames > 0, !ended || pending > 0 else { return 0 }
         let frameBytes = channelCount * encoding.bytesPerSample

@@ -33,11 +33,14 @@ public final class SoundFileCaptureSource: CaptureSource {
         "\(name): \(reader.formatDescription), \(reader.fileChannels) channels (left \(reader.channelPair.left), right \(reader.channelPair.right)), \(Int(sampleRate)) Hz, \(periodFrames) frames per read"
     }
 
-    public func read(left: UnsafeMutableBufferPointer<Float>, right: UnsafeMutableBufferPointer<Float>) throws -> Int {
-        let frames = min(left.count, right.count, periodFrames)
-        let n = try reader.read(
-            left: UnsafeMutableBufferPointer(rebasing: left[0..<frames]),
-            right: UnsafeMutableBufferPointer(rebasing: right[0..<frames]))
+    /// Reads the next period (at most `min(left.count, right.count)` frames).
+    /// - Returns: frames read; 0 at the end of the file.
+    /// - Throws: ``SoundFileError/readFailed(path:reason:)`` when libsndfile fails part way.
+    public func read(left: inout MutableSpan<Float>, right: inout MutableSpan<Float>) throws(SoundFileError) -> Int {
+        let reader = self.reader
+        let n = try withPrefixes(&left, &right, frames: periodFrames) { (left, right) throws(SoundFileError) -> Int in
+            try reader.read(left: &left, right: &right)
+        }
         lastReadTime = MonotonicClock.now()
         return n
     }

@@ -24,15 +24,15 @@ import Musl
 /// Either way the new text starts with its own header, and without a given offset its first
 /// rows are "now" again (a logger that restarts may restart its clock). Each is reported once
 /// through ``newWarnings()``.
-public final class IMUFollower {
+package final class IMUFollower {
     /// The file followed.
-    public let path: String
+    package let path: String
     /// Yaw as it arrives, on the audio clock.
-    public let timeline: YawTimeline
+    package let timeline: YawTimeline
     /// Seconds added to IMU time; `nil` until found, when following without one.
-    public private(set) var offset: Double?
+    package private(set) var offset: Double?
     /// Usable rows read so far.
-    public private(set) var usableRows = 0
+    package private(set) var usableRows = 0
 
     private var parser: IMULogParser
     private var descriptor: Int32
@@ -53,7 +53,7 @@ public final class IMUFollower {
     private var reportedSkips = 0
 
     /// Seconds of yaw kept behind "now".
-    public static let history = 2.0
+    package static let history = 2.0
 
     /// Opens the log (it must exist; it may still be empty).
     /// - Parameters:
@@ -61,7 +61,7 @@ public final class IMUFollower {
     ///   - format: units and sign; its offset is ignored in favour of `offset`.
     ///   - offset: seconds added to IMU time, or `nil` to take the first rows as "now".
     /// - Throws: ``IMUError/notFound(path:)`` or ``IMUError/unreadable(path:reason:)``.
-    public init(path: String, format: IMUFormat, offset: Double?) throws(IMUError) {
+    package init(path: String, format: IMUFormat, offset: Double?) throws(IMUError) {
         let fd = try IMULog.openLog(path, flags: O_NONBLOCK)
         self.path = path
         self.descriptor = fd
@@ -81,7 +81,7 @@ public final class IMUFollower {
     /// - Throws: ``IMUError/badHeader(path:line:problem:)`` when the header lacks a column,
     ///   ``IMUError/lineTooLong(path:line:limit:)`` when a line is too long (the file is not an
     ///   IMU log), or ``IMUError/unreadable(path:reason:)`` when reading fails.
-    public func poll(now: Double) throws(IMUError) {
+    package func poll(now: Double) throws(IMUError) {
         batch.removeAll(keepingCapacity: true)
         while true {
             let n = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
@@ -171,7 +171,7 @@ public final class IMUFollower {
 
     /// Warnings for rows skipped since the last call (the first few rows one by one, then a
     /// count at ``finalWarnings``).
-    public func newWarnings() -> [String] {
+    package func newWarnings() -> [String] {
         defer {
             reportedSkips = parser.skipped.count
             notices.removeAll()
@@ -181,7 +181,7 @@ public final class IMUFollower {
 
     /// What to say at the end of a session: rows skipped beyond those already reported, and
     /// whether any row was usable at all.
-    public func finalWarnings() -> [String] {
+    package func finalWarnings() -> [String] {
         var lines: [String] = []
         let unreported = earlierSkips + parser.skippedCount - parser.skipped.count
         if unreported > 0 {

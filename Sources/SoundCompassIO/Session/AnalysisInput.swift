@@ -117,14 +117,13 @@ public enum CaptureInput: Sendable {
     case rawPCM(path: String, encoding: PCMEncoding, channelCount: Int?)
     /// An ALSA capture device (any PCM name `arecord -D` takes). `encoding` `nil` tries
     /// ``PCMEncoding/preference`` in order; `channelCount` `nil` lets the device choose.
-    /// `injectedFaults` is a test seam (see ``ALSACaptureSettings/injectedFaults``).
-    case device(name: String, encoding: PCMEncoding?, channelCount: Int?, injectedFaults: [Int: Int32] = [:])
+    case device(name: String, encoding: PCMEncoding?, channelCount: Int?)
 
     /// The input's name for messages.
     public var name: String {
         switch self {
         case .rawPCM(let path, _, _): path == "-" ? "standard input" : path
-        case .device(let name, _, _, _): name
+        case .device(let name, _, _): name
         }
     }
 
@@ -140,6 +139,18 @@ public enum CaptureInput: Sendable {
         sampleRate: Int, periodFrames: Int, channels: (left: Int, right: Int)? = nil, swap: Bool = false,
         stopRequested: @escaping @Sendable () -> Bool = { false }
     ) throws -> any CaptureSource {
+        try open(
+            sampleRate: sampleRate, periodFrames: periodFrames, channels: channels, swap: swap,
+            stopRequested: stopRequested, injectedFaults: [:])
+    }
+
+    /// Opens the stream, with a device's read calls (1-based) that report these negative errnos
+    /// instead of reading (a test seam, see ``ALSACaptureSettings/injectedFaults``; raw PCM
+    /// ignores it). Parameters otherwise as ``open(sampleRate:periodFrames:channels:swap:stopRequested:)``.
+    package func open(
+        sampleRate: Int, periodFrames: Int, channels: (left: Int, right: Int)? = nil, swap: Bool = false,
+        stopRequested: @escaping @Sendable () -> Bool = { false }, injectedFaults: [Int: Int32]
+    ) throws -> any CaptureSource {
         switch self {
         case .rawPCM(let path, let encoding, let channelCount):
             let source = try SoundFileCaptureSource.open(
@@ -147,10 +158,11 @@ public enum CaptureInput: Sendable {
                 channels: channels, swap: swap, periodFrames: periodFrames)
             (source as? RawPCMSource)?.stopRequested = stopRequested
             return source
-        case .device(let name, let encoding, let channelCount, let injectedFaults):
-            let settings = ALSACaptureSettings(
+        case .device(let name, let encoding, let channelCount):
+            var settings = ALSACaptureSettings(
                 device: name, sampleRate: sampleRate, periodFrames: periodFrames, channels: channels,
-                channelCount: channelCount, encoding: encoding, swap: swap, injectedFaults: injectedFaults)
+                channelCount: channelCount, encoding: encoding, swap: swap)
+            settings.injectedFaults = injectedFaults
             let source = try ALSACaptureSource(settings: settings)
             source.stopRequested = stopRequested
             return source

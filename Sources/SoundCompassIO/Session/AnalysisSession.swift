@@ -26,7 +26,7 @@ public final class AnalysisSession {
     /// The whole IMU log, with ``IMUInput/log(path:format:)``.
     public let imuLog: IMULog?
     /// The followed IMU log, with ``IMUInput/follow(path:format:offset:)``.
-    public let imuFollower: IMUFollower?
+    package let imuFollower: IMUFollower?
 
     private let input: AnalysisInput?
     private let channels: (left: Int, right: Int)?
@@ -146,7 +146,7 @@ public final class AnalysisSession {
 
     /// A trace of this session's records: segments, errors against `truth`, and the frames a
     /// plot needs when `plotting`.
-    public func makeTrace(truth: TruthTrack?, plotting: Bool) -> TraceSession {
+    package func makeTrace(truth: TruthTrack?, plotting: Bool) -> TraceSession {
         TraceSession(name: source.name, truth: truth, bandNames: bandNames, plotting: plotting)
     }
 
@@ -155,20 +155,20 @@ public final class AnalysisSession {
 
     /// The settings in one line: "frame 2048 (43 ms), hop 1024 (21 ms), spaced 0.15 m", with the
     /// profile's path when one is used.
-    public var settingsDescription: String {
+    package var settingsDescription: String {
         let ms = { (n: Int) in String(Int((Double(n) / self.configuration.sampleRate * 1000).rounded())) }
         return "frame \(configuration.frameLength) (\(ms(configuration.frameLength)) ms), hop \(configuration.hopLength) (\(ms(configuration.hopLength)) ms), "
             + Self.describe(configuration.array) + (settings.profilePath.map { " (profile \($0))" } ?? "")
     }
 
     /// The settings line under a trace plot's title: rate, framing, array, and the IMU log.
-    public var plotSettings: String {
+    package var plotSettings: String {
         let imuPath = imuLog?.path ?? imuFollower?.path
         return "\(Int(configuration.sampleRate)) Hz; \(settingsDescription)" + (imuPath.map { "; IMU \($0)" } ?? "")
     }
 
     /// What a plot of ``makeTrace(truth:plotting:)``'s trace says besides the data.
-    public func plotOptions(for trace: TraceSession) -> TracePlot.Options {
+    package func plotOptions(for trace: TraceSession) -> TracePlot.Options {
         TracePlot.Options(
             title: trace.name, settings: plotSettings, truth: trace.truth,
             maximumITDMicroseconds: configuration.array.maximumDelaySeconds * 1e6, gateDBFS: configuration.silenceGateDBFS,
@@ -178,7 +178,7 @@ public final class AnalysisSession {
 
     /// The array model in a few words: "spaced 0.15 m", "binaural head radius 0.0875 m, ILD gain 10 dB",
     /// with the channel offsets when they are not zero.
-    public static func describe(_ model: ArrayModel) -> String {
+    package static func describe(_ model: ArrayModel) -> String {
         var text = model.kind.rawValue
         switch model.kind {
         case .spaced: text += " \(formatTrimmed(model.spacingMeters, 4)) m"
@@ -200,10 +200,20 @@ public final class AnalysisSession {
     /// Analyzes the whole source, block by block in constant memory.
     /// - Parameters:
     ///   - writer: where records go (its header first; ``RecordWriter/finish()`` at the end).
+    ///   - progress: called after every block with the frames read so far.
+    /// - Throws: what the source or the writer throws.
+    public func run(writer: RecordWriter? = nil, progress: ((Int) -> Void)? = nil) throws {
+        try run(writer: writer, trace: nil, progress: progress)
+    }
+
+    /// Analyzes the whole source, block by block in constant memory, following the records
+    /// with a trace (the command-line tool's `trace` and `--summary`).
+    /// - Parameters:
+    ///   - writer: where records go (its header first; ``RecordWriter/finish()`` at the end).
     ///   - trace: follows the records for a plot and a summary.
     ///   - progress: called after every block with the frames read so far.
     /// - Throws: what the source or the writer throws.
-    public func run(writer: RecordWriter? = nil, trace: TraceSession? = nil, progress: ((Int) -> Void)? = nil) throws {
+    package func run(writer: RecordWriter? = nil, trace: TraceSession?, progress: ((Int) -> Void)? = nil) throws {
         try writer?.writeHeader()
         try analyzer.analyze(source, progress: progress) { record in
             try checkNonFinite()
@@ -224,7 +234,7 @@ public final class AnalysisSession {
     ///   - emit: called with each record, in order.
     ///   - periodDone: called after the records of each period.
     /// - Returns: the run's figures.
-    public func runLive(
+    package func runLive(
         duration: Double? = nil, realTime: Bool = false, shouldStop: () -> Bool = { false },
         imuWarnings: (([String]) -> Void)? = nil, emit: (AnalysisRecord) throws -> Void,
         periodDone: () throws -> Void = {}
@@ -271,9 +281,9 @@ public final class AnalysisSession {
         /// The fitted model and its figures.
         public var fit: CalibrationFit
         /// The first reading: the cues as measured and the errors with the nominal settings.
-        public var measurement: Calibrator.Measurement
+        package var measurement: Calibrator.Measurement
         /// Errors of an analysis with the fitted model.
-        public var after: AzimuthErrors
+        package var after: AzimuthErrors
         /// The profile to write.
         public var profile: ArrayProfile
     }

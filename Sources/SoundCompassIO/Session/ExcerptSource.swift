@@ -30,7 +30,7 @@ final class ExcerptSource: StereoSource {
         }
     }
 
-    func read(left: UnsafeMutableBufferPointer<Float>, right: UnsafeMutableBufferPointer<Float>) throws -> Int {
+    func read(left: inout MutableSpan<Float>, right: inout MutableSpan<Float>) throws(any Error) -> Int {
         if !started {
             started = true
             position = try skip(startFrame)
@@ -42,9 +42,10 @@ final class ExcerptSource: StereoSource {
         var frames = min(left.count, right.count)
         if let endFrame { frames = min(frames, endFrame - position) }
         guard frames > 0 else { return 0 }
-        let n = try base.read(
-            left: UnsafeMutableBufferPointer(rebasing: left[0..<frames]),
-            right: UnsafeMutableBufferPointer(rebasing: right[0..<frames]))
+        let base = self.base
+        let n = try withPrefixes(&left, &right, frames: frames) { (left, right) throws(any Error) -> Int in
+            try base.read(left: &left, right: &right)
+        }
         position += n
         return n
     }

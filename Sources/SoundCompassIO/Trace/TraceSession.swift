@@ -3,11 +3,11 @@ import SoundCompassEngine
 /// Follows an analysis record by record for a trace: the plot's data, the active segments
 /// and the errors against a truth; then writes the plot. Make one with
 /// ``AnalysisSession/makeTrace(truth:plotting:)``.
-public final class TraceSession {
+package final class TraceSession {
     /// The recording, for titles and messages.
-    public let name: String
+    package let name: String
     /// The ground truth, when known.
-    public let truth: TruthTrack?
+    package let truth: TruthTrack?
     private let recorder: TraceRecorder?
     private var summarizer = SegmentSummarizer()
     /// Active frames with a truth, in time order: signed error and true azimuth.
@@ -17,21 +17,21 @@ public final class TraceSession {
     /// Reports of the segments closed so far.
     private var reports: [SegmentReport] = []
     /// The tracked sources scored against a per-source truth, when one is set.
-    public var sourceScoring: SourceScoring?
+    package var sourceScoring: SourceScoring?
 
     /// - Parameters:
     ///   - name: the recording, for titles and messages.
     ///   - truth: where the sound really was, when known.
     ///   - bandNames: the bands the records carry, in order.
     ///   - plotting: whether to keep the frames for a plot (decimated past an hour and a half).
-    public init(name: String, truth: TruthTrack?, bandNames: [String], plotting: Bool) {
+    package init(name: String, truth: TruthTrack?, bandNames: [String], plotting: Bool) {
         self.name = name
         self.truth = truth
         recorder = plotting ? TraceRecorder(bandNames: bandNames) : nil
     }
 
     /// Follows one record.
-    public func add(_ record: AnalysisRecord) {
+    package func add(_ record: AnalysisRecord) {
         let truthAzimuth = truth?.azimuth(at: record.time)
         recorder?.add(record, truthAzimuth: truthAzimuth)
         summarizer.add(record)
@@ -44,7 +44,7 @@ public final class TraceSession {
     }
 
     /// Ends the analysis: the segments, each with its truth and error when known.
-    public func finish() -> [SegmentReport] {
+    package func finish() -> [SegmentReport] {
         _ = summarizer.finish()
         settle()
         return reports
@@ -77,7 +77,7 @@ public final class TraceSession {
 
     /// Renders the plot (nothing when the session was not plotting).
     /// - Returns: the SVG document, UTF-8, and the seconds rendering took.
-    public func renderPlot(options: TracePlot.Options) -> (svg: [UInt8], seconds: Double)? {
+    package func renderPlot(options: TracePlot.Options) -> (svg: [UInt8], seconds: Double)? {
         guard let recorder else { return nil }
         let started = MonotonicClock.now()
         let svg = TracePlot.render(recorder, options: options)
@@ -90,15 +90,15 @@ public final class TraceSession {
 }
 
 /// One active segment of a trace's summary, with the truth when one was given.
-public struct SegmentReport: Sendable {
+package struct SegmentReport: Sendable {
     /// The segment: its span, median azimuth, spread, confidence and dominant band.
-    public var segment: ActivitySegment
+    package var segment: ActivitySegment
     /// Median true azimuth over the segment's active frames, degrees.
-    public var truthAzimuth: Double?
+    package var truthAzimuth: Double?
     /// Median absolute error of the tracked azimuth, degrees.
-    public var medianError: Double?
+    package var medianError: Double?
 
-    public init(segment: ActivitySegment, truthAzimuth: Double? = nil, medianError: Double? = nil) {
+    package init(segment: ActivitySegment, truthAzimuth: Double? = nil, medianError: Double? = nil) {
         self.segment = segment
         self.truthAzimuth = truthAzimuth
         self.medianError = medianError

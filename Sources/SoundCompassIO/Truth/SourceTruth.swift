@@ -4,17 +4,17 @@ import CSV
 /// Where each of several sources really was: a `time,id,azimuth,active` CSV as `soundcompass
 /// synth` writes it for a scene of several sources (`NAME.truth.sources.csv`): per row one
 /// source's azimuth (degrees) and whether it plays (`1`/`0`) at that time.
-public struct SourceTruth: Sendable {
+package struct SourceTruth: Sendable {
     /// One true source's rows, in time order.
-    public struct Track: Sendable {
+    package struct Track: Sendable {
         /// The source's id in the file (its place among synth's `--source`s, from 1).
-        public let id: Int
+        package let id: Int
         /// Row times, seconds, strictly increasing.
-        public let times: [Double]
+        package let times: [Double]
         /// Row azimuths, degrees.
-        public let azimuths: [Double]
+        package let azimuths: [Double]
         /// Whether the source plays at each row.
-        public let active: [Bool]
+        package let active: [Bool]
 
         /// The row nearest `time` (within one row step of the ends), or `nil` outside the rows.
         func row(at time: Double) -> Int? {
@@ -30,20 +30,20 @@ public struct SourceTruth: Sendable {
         }
 
         /// Where the source was at `time`, degrees, when it played then; else `nil`.
-        public func activeAzimuth(at time: Double) -> Double? {
+        package func activeAzimuth(at time: Double) -> Double? {
             guard let i = row(at: time), active[i] else { return nil }
             return azimuths[i]
         }
     }
 
     /// The file, for messages.
-    public let name: String
+    package let name: String
     /// The true sources, by increasing id.
-    public let tracks: [Track]
+    package let tracks: [Track]
 
     /// True when CSV text's header names an `id` column: a per-source truth rather than a
     /// ``TruthTrack``.
-    public static func isPerSource(_ text: String) -> Bool {
+    package static func isPerSource(_ text: String) -> Bool {
         let header = text.prefix { $0 != "\n" && $0 != "\r" }
         return header.split(separator: ",").contains { $0.trimmingSpaces().lowercased() == "id" }
     }
@@ -51,7 +51,7 @@ public struct SourceTruth: Sendable {
     /// Parses per-source truth CSV text: a header with `time`, `id`, `azimuth` and `active`
     /// columns (any case, any order), then rows.
     /// - Throws: ``TruthError`` naming `name` and the line.
-    public init(text: String, name: String) throws(TruthError) {
+    package init(text: String, name: String) throws(TruthError) {
         let reader: CSVReader
         do { reader = try CSVReader(string: text, hasHeaderRow: false, trimFields: true) } catch {
             throw .unreadable(path: name, reason: "\(error)")
@@ -126,36 +126,36 @@ extension Substring {
 /// the nearest reported source. A reported source is *false* when it is farther than
 /// ``falseDegrees`` from every true source playing (frames where none plays are not judged).
 /// While front/back is unknown, true azimuths are folded to the front first.
-public struct SourceScoring: Sendable {
+package struct SourceScoring: Sendable {
     /// A true source's figures.
-    public struct Figures: Sendable, Equatable {
+    package struct Figures: Sendable, Equatable {
         /// The true source's id.
-        public var id: Int
+        package var id: Int
         /// Frames where it played.
-        public var frames: Int
+        package var frames: Int
         /// Share of those frames with a reported source within ``SourceScoring/hitDegrees``, 0…1.
-        public var foundShare: Double
+        package var foundShare: Double
         /// Median error of the nearest reported source over the frames with any, degrees
         /// (`nil` with none).
-        public var medianError: Double?
+        package var medianError: Double?
     }
 
     /// A true source is found within this many degrees.
-    public static let hitDegrees = 10.0
+    package static let hitDegrees = 10.0
     /// A reported source farther than this many degrees from every true source is false.
-    public static let falseDegrees = 15.0
+    package static let falseDegrees = 15.0
 
     /// The truth.
-    public let truth: SourceTruth
+    package let truth: SourceTruth
     private var judged: [Int]
     private var found: [Int]
     private var errors: [BinnedQuantile]
     /// Tracked sources listed in the frames where a true source was active.
-    public private(set) var reported = 0
+    package private(set) var reported = 0
     /// Those of ``reported`` farther than ``falseDegrees`` from every active true source.
-    public private(set) var falseCount = 0
+    package private(set) var falseCount = 0
 
-    public init(truth: SourceTruth) {
+    package init(truth: SourceTruth) {
         self.truth = truth
         judged = [Int](repeating: 0, count: truth.tracks.count)
         found = judged
@@ -163,7 +163,7 @@ public struct SourceScoring: Sendable {
     }
 
     /// Scores one record.
-    public mutating func add(_ record: AnalysisRecord) {
+    package mutating func add(_ record: AnalysisRecord) {
         let known = record.hemisphere != .unknown
         var playing: [Double] = []
         for (k, track) in truth.tracks.enumerated() {
@@ -188,7 +188,7 @@ public struct SourceScoring: Sendable {
     }
 
     /// Each true source's figures, by id.
-    public var figures: [Figures] {
+    package var figures: [Figures] {
         truth.tracks.indices.map { k in
             Figures(
                 id: truth.tracks[k].id, frames: judged[k], foundShare: Double(found[k]) / Double(max(1, judged[k])),
@@ -197,10 +197,10 @@ public struct SourceScoring: Sendable {
     }
 
     /// Share of the reported sources that were false, 0…1 (0 with none reported).
-    public var falseShare: Double { Double(falseCount) / Double(max(1, reported)) }
+    package var falseShare: Double { Double(falseCount) / Double(max(1, reported)) }
 
     /// The figures as lines for the summary on stderr.
-    public var summaryLines: [String] {
+    package var summaryLines: [String] {
         var lines = figures.map { f in
             "source \(f.id): found within \(formatTrimmed(Self.hitDegrees, 0))° in \(formatFixed(100 * f.foundShare, 1)) % of its \(f.frames) frames, "
                 + "median error " + (f.medianError.map { "\(formatFixed($0, 1))°" } ?? "-")
@@ -217,7 +217,7 @@ extension SourceTruth {
     /// column. With a track, also the per-source truth at `besidePath` when that file exists
     /// and is one.
     /// - Throws: ``TruthError`` naming the file (and the line).
-    public static func read(path: String, besidePath: String? = nil) throws(TruthError) -> (track: TruthTrack?, sources: SourceTruth?) {
+    package static func read(path: String, besidePath: String? = nil) throws(TruthError) -> (track: TruthTrack?, sources: SourceTruth?) {
         let text = try TruthTrack.readText(path)
         if isPerSource(text) { return (nil, try SourceTruth(text: text, name: path)) }
         let track = try TruthTrack(text: text, name: path)

@@ -193,25 +193,25 @@ extension String {
 }
 
 /// Errors of reported azimuths against a truth, collected frame by frame.
-public struct AzimuthErrors: Sendable, Equatable {
+package struct AzimuthErrors: Sendable, Equatable {
     /// Signed errors (reported minus true), degrees, one per active frame with a truth.
-    public private(set) var errors: [Double] = []
+    package private(set) var errors: [Double] = []
 
-    public init() {}
+    package init() {}
 
     /// Adds `record` when it is active and the truth knows where the source was.
-    public mutating func add(_ record: AnalysisRecord, truth: TruthTrack) {
+    package mutating func add(_ record: AnalysisRecord, truth: TruthTrack) {
         guard record.active, let true_ = truth.azimuth(at: record.time) else { return }
         errors.append(TruthTrack.error(
             azimuth: record.azimuth, truth: true_, hemisphereKnown: record.hemisphere != .unknown))
     }
 
     /// Frames compared.
-    public var count: Int { errors.count }
+    package var count: Int { errors.count }
     /// Median absolute error, degrees (0 with no frames).
-    public var median: Double { Quantile.interpolated(sorted: errors.map(abs).sorted(), 0.5) }
+    package var median: Double { Quantile.interpolated(sorted: errors.map(abs).sorted(), 0.5) }
     /// 90th percentile of the absolute error, degrees.
-    public var percentile90: Double { Quantile.interpolated(sorted: errors.map(abs).sorted(), 0.9) }
+    package var percentile90: Double { Quantile.interpolated(sorted: errors.map(abs).sorted(), 0.9) }
     /// Median signed error, degrees: a bias to one side.
-    public var bias: Double { Quantile.interpolated(sorted: errors.sorted(), 0.5) }
+    package var bias: Double { Quantile.interpolated(sorted: errors.sorted(), 0.5) }
 }
