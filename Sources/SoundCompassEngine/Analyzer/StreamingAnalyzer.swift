@@ -305,9 +305,13 @@ public final class StreamingAnalyzer {
         record.noiseFloorDBFS = frame.noiseFloorDBFS
         record.yaw = orientation == nil ? nil : frame.yaw.map(YawTimeline.wrap)
         record.worldAzimuth = frame.worldAzimuth(frame.frontBack.azimuth)
+        // A band's name and edges never change: only what the frame measured is copied.
         for i in bandResults.indices {
-            record.bands[i] = bandResults[i]
-            record.bands[i].azimuth = frame.resolved(bandResults[i].azimuth)
+            let band = bandResults[i]
+            record.bands[i].azimuth = frame.resolved(band.azimuth)
+            record.bands[i].confidence = band.confidence
+            record.bands[i].levelDBFS = band.levelDBFS
+            record.bands[i].loudest = band.loudest
         }
         record.sources.removeAll(keepingCapacity: true)
         for source in sourceResults {
