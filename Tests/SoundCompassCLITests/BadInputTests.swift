@@ -126,7 +126,7 @@ struct BadInputTests {
             mentions: "hop of 4096 samples must be between 1 and the frame length (1024)")
         Self.expectOneLineError(
             try CLI.run(["analyze", "--frame", "1e300ms"]), status: 64, naming: "demo scene",
-            mentions: "is too long (maximum 1048576)")
+            mentions: "is too long (maximum 262144)")
     }
 
     @Test("--output never overwrites the input; synth refuses bad sources and values (64)")

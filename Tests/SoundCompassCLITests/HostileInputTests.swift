@@ -295,7 +295,7 @@ struct HostileInputTests {
     func optionLimits() throws {
         Self.expectParserError(
             try CLI.run(["analyze", "--frame", "2147483648"]), command: "analyze",
-            naming: "2147483648 samples is more than the 1048576 a frame may hold")
+            naming: "2147483648 samples is more than the 262144 a frame may hold")
         Self.expectParserError(
             try CLI.run(["analyze", "--imu", "x.csv", "--imu-offset=1e300"]), command: "analyze",
             naming: "--imu-offset must be seconds within ±1e10")

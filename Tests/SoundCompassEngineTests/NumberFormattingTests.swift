@@ -62,4 +62,27 @@ import TestSignals
             #expect(String(decoding: bytes, as: UTF8.self) == String(value))
         }
     }
+
+    /// Issue 30 item 1: a profile asked for up to 12 decimals of a tiny positive value and the
+    /// formatter, which had 7, trapped. Every finite value is written with 0…15 decimals.
+    @Test("fixed-point numbers: 8–15 places, and any finite value, without a trap")
+    func manyDecimalsAndExtremes() {
+        #expect(Self.formatted(1e-9, decimals: 12) == "0.000000001000")
+        #expect(Self.formatted(1e-9, decimals: 15) == "0.000000001000000")
+        #expect(Self.formatted(-2.5e-14, decimals: 15) == "-0.000000000000025")
+        for value in [Double.leastNonzeroMagnitude, -Double.leastNormalMagnitude, 1e-300, 5e299, -1e300, Double.greatestFiniteMagnitude] {
+            for decimals in 0...NumberFormatting.maximumDecimals {
+                let text = Self.formatted(value, decimals: decimals)
+                let back = Double(text)
+                #expect(back != nil && back!.isFinite, "\(value) with \(decimals): \(text)")
+            }
+        }
+    }
+
+    @Test("message text: control characters from outside are escaped, the rest kept")
+    func messageText() {
+        #expect(MessageText.escaped("take 1.wav") == "take 1.wav")
+        #expect(MessageText.escaped("a\u{1B}[2J\u{07}b\nc\rd\te") == "a\\e[2J\\ab\\nc\\rd\\te")
+        #expect(MessageText.escaped("\u{0}\u{7F}\u{9B}x\u{202E}é") == "\\x00\\x7f\\u{9b}x\\u{202e}é")
+    }
 }

@@ -112,9 +112,12 @@ extension FuzzRegressionTests {
     /// profile crash-ec63817b (CI, 2026-11-24): `"included_angle_deg": 0.02` loads (any angle
     /// above 0 does), but the profile wrote it with one decimal as 0.0, which does not load.
     /// Small positive values are now written with the decimals they need.
-    @Test("a profile with a tiny included angle or ILD gain writes JSON that loads back to the same values",
+    /// Issue 30 item 1: an angle of 1e-9° asked for more decimals than the formatter had (a
+    /// trap in `NumberFormatting.appendFixed`); 1e-300 needs more than any fixed form.
+    @Test("a profile with a tiny included angle or the smallest ILD gain writes JSON that loads back to the same values",
           arguments: [("coincident", "\"included_angle_deg\": 0.02"), ("coincident", "\"included_angle_deg\": 0.0004"),
-                      ("binaural", "\"ild_gain\": 0.0002")])
+                      ("coincident", "\"included_angle_deg\": 1e-9"), ("coincident", "\"included_angle_deg\": 1e-300"),
+                      ("binaural", "\"ild_gain\": 0.5")])
     func tinyPositiveValuesRoundTrip(array: String, field: String) throws {
         let text = #"{"format": "soundcompass-profile", "version": 1, "array": "\#(array)", "spacing_m": 0.17, "delay_offset_us": 0, "gain_offset_db": 0.5, \#(field), "sample_rate": 48000}"#
         let profile = try ArrayProfile.parse(text, path: "p.json")
@@ -139,6 +142,20 @@ extension FuzzRegressionTests {
             let n = try source.read(left: &leftSpan, right: &rightSpan)
             if n == 0 { return frames }
             frames += n
+        }
+    }
+}
+
+extension FuzzRegressionTests {
+    /// Issue 30 item 1: `"ild_gain": 1e-9` loaded (anything above 0 did), and `calibrate
+    /// --profile` then trapped writing it; 1e300 loaded too. The range is now the one
+    /// `--ild-gain` has, 0.5…100 dB.
+    @Test("a profile's ild_gain outside 0.5…100 dB is refused, naming the range", arguments: ["1e-9", "0.0002", "0.49", "100.5", "1e300"])
+    func ildGainOutOfRange(gain: String) {
+        let text = #"{"array": "binaural", "spacing_m": 0.175, "delay_offset_us": 0, "gain_offset_db": 0, "ild_gain": \#(gain), "sample_rate": 48000}"#
+        #expect(throws: ProfileError.self) { try ArrayProfile.parse(text, path: "p.json") }
+        do { _ = try ArrayProfile.parse(text, path: "p.json") } catch {
+            #expect(error.description.contains("is not a level-cue gain in dB (0.5…100.0)"), "\(error.description)")
         }
     }
 }

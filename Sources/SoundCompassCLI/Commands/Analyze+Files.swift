@@ -15,7 +15,13 @@ extension SoundCompassCommand.Analyze {
         var failed: ExitStatus?
         try Diagnostics.reportingFailures {
             let batch = try FileBatch(checking: self)
-            failed = batch.run(jobs: min(self.batch.jobs.value, files.count))
+            let asked = min(self.batch.jobs.value, files.count)
+            let jobs = JobCount.fitting(asked)
+            if jobs.value < asked {
+                Diagnostics.warning(
+                    "--jobs \(asked): only \(jobs.descriptorLimit) file descriptors are allowed (ulimit -n), enough for \(jobs.value) file\(jobs.value == 1 ? "" : "s") at once; using \(jobs.value)")
+            }
+            failed = batch.run(jobs: jobs.value)
         }
         if let failed { throw ExitCode(failed.rawValue) }
     }

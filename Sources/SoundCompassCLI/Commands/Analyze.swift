@@ -56,15 +56,17 @@ extension SoundCompassCommand {
                 let endSummary = !verbosity.quiet && output.recordsGoToTerminal && output.resolvedFormat == .text
                 if let warning = trace.ignoredOptionsWarning(summaryShown: endSummary) { Diagnostics.warning(warning) }
                 let traced = try trace.makeTrace(for: session, always: endSummary)
-                let writer = try output.makeWriter(for: session, input: file)
+                let (writer, staged) = try output.makeWriter(for: session, input: file)
                 if file == nil && !verbosity.quiet {
                     Diagnostics.note(
                         "no FILE given: analysing the built-in demo scene (15 cm pair; speech at −50°, noise at +35°, a source moving −70° → +70°)")
                 }
                 if !verbosity.quiet && Diagnostics.isTerminal { Diagnostics.describe(session) }
                 // No progress bar between records on the terminal.
-                try Diagnostics.withProgress(of: session.source, enabled: !verbosity.quiet && !output.recordsGoToTerminal) { progress in
-                    try session.run(writer: writer, trace: traced, progress: progress)
+                try finishingOutput(staged) {
+                    try Diagnostics.withProgress(of: session.source, enabled: !verbosity.quiet && !output.recordsGoToTerminal) { progress in
+                        try session.run(writer: writer, trace: traced, progress: progress)
+                    }
                 }
                 if let traced { try trace.finish(traced, of: session, plot: trace.plot, table: !verbosity.quiet && (trace.summary || endSummary)) }
                 for warning in session.finalWarnings() { Diagnostics.warning(warning) }

@@ -155,7 +155,7 @@ extension SoundCompassCommand {
                 errors.append(fit.includedAngleStandardError.map { "±\(formatSignificant($0, 2))°" } ?? "held")
             }
             rows.append(errors + ["", "", ""])
-            for line in Table.render(rows) { Diagnostics.write("  " + line + "\n") }
+            for line in Table.render(rows) { Diagnostics.write("  " + Diagnostics.escaped(line) + "\n") }
         }
     }
 }

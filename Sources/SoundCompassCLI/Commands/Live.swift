@@ -140,8 +140,15 @@ extension SoundCompassCommand {
         private func analyze(_ session: AnalysisSession) throws {
             let stdout = LineSink.standardOutput()
             let showCompass = stdout.isTerminal && (output.format == nil || output.output != nil)
-            let writer: RecordWriter? = output.output != nil || !showCompass
-                ? try output.makeWriter(for: session, input: input) : nil
+            let made = output.output != nil || !showCompass ? try output.makeWriter(for: session, input: input) : nil
+            let writer = made?.writer
+            // Ctrl-C is live's normal end (the records are then complete); a failure keeps
+            // what was written as partial.
+            try finishingOutput(made?.staged, keepOnSignal: false) { try stream(session, writer: writer, showCompass: showCompass) }
+        }
+
+        private func stream(_ session: AnalysisSession, writer: RecordWriter?, showCompass: Bool) throws {
+            let stdout = LineSink.standardOutput()
             let compass = showCompass
                 ? TerminalCompass(sink: stdout, columns: terminalColumns(), bandNames: session.bandNames) : nil
             for warning in session.newSourceWarnings() { Diagnostics.warning(warning) }

@@ -120,6 +120,11 @@ extension SoundCompassCommand {
                 throw ValidationError(
                     "--duration must be positive and at most \(Self.maximumSamples) samples (\(Self.maximumSamples / rate) s at \(rate) Hz)")
             }
+            // Fewer than one sample would write a file with no audio, which nothing can read.
+            guard (duration * Double(rate)).rounded(.down) >= 1 else {
+                throw ValidationError(
+                    "--duration \(duration) s is less than one sample at \(rate) Hz; give at least one sample (1/\(rate) s)")
+            }
             guard ArrayModel.spacingRange.contains(spacing) else {
                 throw ValidationError("--spacing must be \(ArrayModel.spacingRange.lowerBound)…\(ArrayModel.spacingRange.upperBound) metres, got \(spacing)")
             }
@@ -167,12 +172,24 @@ extension SoundCompassCommand {
                 if let asked = fileFormat?.container, let named = SynthFormat.container(forPath: outputFile) ?? nil, named != asked {
                     Diagnostics.warning("\(outputFile): written as \(asked.rawValue) (--file-format), although its extension says \(named.rawValue)")
                 }
-                let writer = try SoundFileWriter(
-                    path: outputFile, sampleRate: Int(scene.sampleRate), channels: 2, format: format)
-                // Block by block: memory stays bounded however long the recording.
-                let write = { (block: StereoSignal) throws(SoundFileError) in try writer.write(channels: [block.left, block.right]) }
-                if let listener { try listener.render(mismatch: rig, write) } else { try scene.render(mismatch: rig, write) }
-                writer.close()
+                // Written under a temporary name and renamed once complete: a run that fails or
+                // is killed leaves OUTPUT as it was (what was written is kept as OUTPUT.partial).
+                let staged: StagedOutput
+                do { staged = try StagedOutput(path: outputFile, opening: false) } catch {
+                    // Said as libsndfile's own failure to create it would be.
+                    guard case WholeFileWriter.Failure.cannotCreate(let reason) = error else { throw CLIFailure(error) }
+                    let prefix = outputFile + ": "
+                    throw SoundFileError.cannotCreate(
+                        path: outputFile, reason: reason.hasPrefix(prefix) ? String(reason.dropFirst(prefix.count)) : reason)
+                }
+                try finishingOutput(staged) {
+                    let writer = try SoundFileWriter(
+                        path: staged.writingPath, name: outputFile, sampleRate: Int(scene.sampleRate), channels: 2, format: format)
+                    // Block by block: memory stays bounded however long the recording.
+                    let write = { (block: StereoSignal) throws(SoundFileError) in try writer.write(channels: [block.left, block.right]) }
+                    if let listener { try listener.render(mismatch: rig, write) } else { try scene.render(mismatch: rig, write) }
+                    writer.close()
+                }
                 let truthPath = truth ?? Self.defaultTruthPath(for: outputFile)
                 if truthPath != "none" {
                     let sink = try createFile(truthPath)

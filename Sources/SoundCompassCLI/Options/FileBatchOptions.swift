@@ -2,6 +2,10 @@ import ArgumentParser
 import Foundation
 import SoundCompass
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// How many files `analyze` works on at once: 1…256, or `auto` (or 0) for the number of CPUs.
 struct JobCount: CustomStringConvertible {
     var value: Int
@@ -20,6 +24,26 @@ struct JobCount: CustomStringConvertible {
     }
 
     var description: String { String(value) }
+
+    /// File descriptors one worker may hold at once: the recording, the temporary records
+    /// file, and a side file (profile, IMU log) being read, with one to spare.
+    static let descriptorsPerJob = 4
+    /// Descriptors kept for everything else: standard streams, the runtime's own, and
+    /// whatever the parent left open.
+    static let reservedDescriptors = 16
+
+    /// `asked` workers, or fewer when the descriptors the process may open (`ulimit -n`,
+    /// less those already open) would not serve them all: a batch of 256 jobs under
+    /// `ulimit -n 64` would otherwise fail most files with "Too many open files".
+    /// - Returns: the workers to use (at least 1) and the limit, for the warning.
+    static func fitting(_ asked: Int) -> (value: Int, descriptorLimit: Int) {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return (asked, Int.max) }
+        let allowed = Int(clamping: limit.rlim_cur)
+        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 3
+        let room = (allowed - open - reservedDescriptors) / descriptorsPerJob
+        return (max(1, min(asked, room)), allowed)
+    }
 }
 
 /// `--output-dir` and `--jobs`: `analyze` on several files, each file's records in a file of

@@ -60,7 +60,7 @@ struct AnalysisOptions: ParsableArguments {
         valueName: "file"))
     var profile: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Level-cue gain of the binaural model: the spherical head shadow's scale, 10 = the sphere's own (about 14 dB at 4 kHz at 90°).", valueName: "gain"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Level-cue gain of the binaural model: the spherical head shadow's scale, 0.5 to 100, 10 = the sphere's own (about 14 dB at 4 kHz at 90°).", valueName: "gain"))
     var ildGain: Double?
 
     @OptionGroup
@@ -113,8 +113,9 @@ struct AnalysisOptions: ParsableArguments {
                 throw ValidationError("\(first) conflicts with --profile, which sets the array model")
             }
         }
-        if let ildGain, !(ildGain > 0 && ildGain.isFinite) {
-            throw ValidationError("--ild-gain must be positive, got \(ildGain)")
+        if let ildGain, !ArrayModel.ildGainRange.contains(ildGain) {
+            let range = ArrayModel.ildGainRange
+            throw ValidationError("--ild-gain must be \(range.lowerBound)…\(range.upperBound) dB at 90° (10 = the sphere's own), got \(ildGain)")
         }
         try validateCoincident()
         guard (0...AnalysisConfiguration.maximumSources).contains(maxSources) else {

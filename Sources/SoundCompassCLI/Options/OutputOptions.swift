@@ -36,9 +36,11 @@ struct OutputOptions: ParsableArguments {
     /// The format records are written in.
     var resolvedFormat: RecordFormat { format ?? (recordsGoToTerminal ? .text : .jsonl) }
 
-    /// A writer for `session`'s records.
+    /// A writer for `session`'s records. With `--output`, they go to a temporary file beside
+    /// it (see ``StagedOutput``), which the caller commits when the run succeeds and keeps as
+    /// partial when it fails (``finishingOutput(_:_:)``).
     /// - Parameter input: the input file, which `--output` must not overwrite.
-    func makeWriter(for session: AnalysisSession, input: String?) throws -> RecordWriter {
+    func makeWriter(for session: AnalysisSession, input: String?) throws -> (writer: RecordWriter, staged: StagedOutput?) {
         if let output, let input, LineSink.isSameFile(output, input) {
             throw CLIFailure("\(output): --output names the input file; refusing to overwrite it", status: .usage)
         }
@@ -48,10 +50,14 @@ struct OutputOptions: ParsableArguments {
         if view != .bearing && chosen != .text {
             Diagnostics.warning("--view applies to text records; ignored for \(chosen.rawValue)")
         }
-        let sink = try output.map { try createFile($0) } ?? .standardOutput()
-        return RecordWriter(
+        let staged = try output.map { (path) throws(CLIFailure) in
+            do { return try StagedOutput(path: path) } catch { throw CLIFailure(error) }
+        }
+        let sink = staged?.writingSink ?? .standardOutput()
+        let writer = RecordWriter(
             format: chosen, sink: sink, bandNames: session.bandNames, orientation: session.hasOrientation,
             sources: session.tracksSources, fields: fieldSet, columns: terminalColumns(), view: view, selection: selection)
+        return (writer, staged)
     }
 
     /// The selection `--active-only`, `--min-confidence` and `--every` ask for.
@@ -95,4 +101,26 @@ struct OutputOptions: ParsableArguments {
         guard let value, value.isFinite, value > 0 else { return nil }
         return value
     }
+}
+
+/// Runs `body`, which writes to `staged` (when there is one), and then renames it onto its
+/// path. Should `body` fail, the path is left as it was and what was written is kept as
+/// `PATH.partial`, which the error line then names; with `keepOnSignal`, a signal that ends the
+/// process keeps it the same way (``PartialOutputOnSignal``).
+func finishingOutput<T>(_ staged: StagedOutput?, keepOnSignal: Bool = true, _ body: () throws -> T) throws -> T {
+    guard let staged else { return try body() }
+    if keepOnSignal { PartialOutputOnSignal.arm(staged) }
+    defer { if keepOnSignal { PartialOutputOnSignal.disarm() } }
+    let result: T
+    do {
+        result = try body()
+    } catch {
+        var failure = CLIFailure(error)
+        if let kept = staged.keepPartial(), failure.status != .success {
+            failure.message += " (what was written before it is in \(kept); \(staged.path) is unchanged)"
+        }
+        throw failure
+    }
+    do { try staged.commit() } catch { throw CLIFailure(error) }
+    return result
 }

@@ -46,11 +46,11 @@ struct TraceOptions: ParsableArguments {
         let reports = trace.finish()
         if table {
             Diagnostics.note("\(trace.name): \(reports.count) active segment\(reports.count == 1 ? "" : "s")")
-            for line in SegmentReport.table(reports, name: trace.name) { Diagnostics.write("  " + line + "\n") }
+            for line in SegmentReport.table(reports, name: trace.name) { Diagnostics.write("  " + Diagnostics.escaped(line) + "\n") }
         }
         if let scoring = trace.sourceScoring, table || summary {
             Diagnostics.note("\(trace.name): sources against \(scoring.truth.name)")
-            for line in scoring.summaryLines { Diagnostics.write("  " + line + "\n") }
+            for line in scoring.summaryLines { Diagnostics.write("  " + Diagnostics.escaped(line) + "\n") }
         }
         if let summaryJSON {
             try writeWholeFile(summaryJSON, Array(SegmentReport.json(reports, name: trace.name).utf8))

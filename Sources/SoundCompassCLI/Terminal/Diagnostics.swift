@@ -162,9 +162,14 @@ enum Diagnostics {
         }
     }
 
-    static func error(_ message: String) { write("soundcompass: error: \(message)\n") }
-    static func warning(_ message: String) { write("soundcompass: warning: \(message)\n") }
-    static func note(_ message: String) { write("soundcompass: \(message)\n") }
+    // Every message is one line; what it quotes from outside (a file name, a CSV cell, an
+    // option's value) has its control characters escaped here, the one place all pass through.
+    static func error(_ message: String) { write("soundcompass: error: \(escaped(message))\n") }
+    static func warning(_ message: String) { write("soundcompass: warning: \(escaped(message))\n") }
+    static func note(_ message: String) { write("soundcompass: \(escaped(message))\n") }
+
+    /// `text` with control characters (newlines, ESC, BEL, …) shown as escapes (see ``MessageText``).
+    static func escaped(_ text: String) -> String { MessageText.escaped(text) }
 
     static var isTerminal: Bool { isatty(2) == 1 }
 

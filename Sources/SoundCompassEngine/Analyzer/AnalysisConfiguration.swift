@@ -49,8 +49,11 @@ public struct AnalysisConfiguration: Sendable, Equatable {
     public static let minimumSampleRate = 8000.0
     /// Highest supported sample rate, Hz.
     public static let maximumSampleRate = 768_000.0
-    /// Longest analysis frame, samples (2²⁰: 22 s at 48 kHz).
-    public static let maximumFrameLength = 1 << 20
+    /// Longest analysis frame, samples (2¹⁸: 5.5 s at 48 kHz, 0.34 s at 768 kHz). An analyzer
+    /// holds about 180 bytes per frame sample (FFT buffers, band filters, lag searches), so
+    /// this keeps one within about 50 MB; calibrate runs up to three (Docs/CLI.md states the
+    /// figures).
+    public static let maximumFrameLength = 1 << 18
     /// Target frame duration of the default framing, seconds (about 43 ms, 2048 samples at 48 kHz).
     public static let defaultFrameDuration = 0.04267
 

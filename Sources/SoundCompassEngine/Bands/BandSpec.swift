@@ -26,6 +26,10 @@ public struct BandSpec: Sendable, Equatable, CustomStringConvertible {
         bands.filter { $0.high <= 0.45 * sampleRate }
     }
 
+    /// The highest band edge any supported rate can analyse, Hz: 0.45 × the highest rate
+    /// (768 kHz), 345.6 kHz.
+    public static let maximumEdgeHertz = 0.45 * AnalysisConfiguration.maximumSampleRate
+
     /// Parses `name:low-high,name:low-high,…` (Hz), or `none` for no bands.
     /// - Throws: ``BandSpecError`` naming the part that does not parse.
     public static func parse(_ text: String) throws(BandSpecError) -> [BandSpec] {
@@ -40,6 +44,7 @@ public struct BandSpec: Sendable, Equatable, CustomStringConvertible {
             guard edges.count == 2, let low = Double(edges[0]), let high = Double(edges[1]),
                 low > 0, high > low, high.isFinite
             else { throw .malformed(String(part)) }
+            guard high <= maximumEdgeHertz else { throw .beyondAnyRate(String(part)) }
             let name = String(fields[0])
             guard !bands.contains(where: { $0.name == name }) else { throw .duplicateName(name) }
             bands.append(BandSpec(name: name, low: low, high: high))
@@ -56,11 +61,15 @@ public struct BandSpec: Sendable, Equatable, CustomStringConvertible {
 public enum BandSpecError: Error, Equatable, CustomStringConvertible {
     case malformed(String)
     case duplicateName(String)
+    /// A band above ``BandSpec/maximumEdgeHertz``, which no supported rate can analyse.
+    case beyondAnyRate(String)
 
     public var description: String {
         switch self {
         case .malformed(let part): "band \"\(part)\" is not NAME:LOW-HIGH with 0 < LOW < HIGH in Hz"
         case .duplicateName(let name): "band name \"\(name)\" is used twice"
+        case .beyondAnyRate(let part):
+            "band \"\(part)\" reaches above \(Int(BandSpec.maximumEdgeHertz)) Hz, 0.45 × the highest sample rate (768000 Hz), where no recording has sound to analyse"
         }
     }
 }

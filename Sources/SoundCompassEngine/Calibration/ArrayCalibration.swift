@@ -82,6 +82,8 @@ public struct CalibrationFit: Sendable, Equatable {
 
 /// Why a recording cannot support a calibration. Each description is one line.
 public enum CalibrationError: Error, Equatable, CustomStringConvertible {
+    /// The recording is shorter than one analysis frame of `frameLength` samples.
+    case shorterThanOneFrame(frameLength: Int)
     /// No frame was active: silence, or nothing above the noise floor.
     case noActiveFrames(frames: Int)
     /// Too few active, confident frames where the truth says where the source is.
@@ -93,6 +95,8 @@ public enum CalibrationError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
+        case .shorterThanOneFrame(let n):
+            "shorter than one analysis frame (\(n) samples): nothing to calibrate on; give a smaller --frame or a longer recording"
         case .noActiveFrames(let n):
             "no sound above the noise floor in any of its \(n) frames: nothing to calibrate on"
         case .tooFewFrames(let confident, let needed, let active):
@@ -286,8 +290,13 @@ public enum ArrayCalibration {
             let line = RobustLine.fit(
                 x: frames.lateral, y: frames.observations.map(\.highFrequencyILD), weights: frames.weights,
                 slope: wantsILDGain ? nil : nominal.ildGain, intercept: wantsGain ? nil : nominal.gainOffsetDecibels)
-            if wantsILDGain && !(line.slope > 0.5) {
+            if wantsILDGain && !(line.slope >= ArrayModel.ildGainRange.lowerBound) {
                 throw .cannotFit(parameter: .ildGain, reason: "the level difference does not grow towards the louder side (\(formatFixed(line.slope, 2)) dB at 90°)")
+            }
+            if wantsILDGain && !(line.slope <= ArrayModel.ildGainRange.upperBound) {
+                throw .cannotFit(
+                    parameter: .ildGain,
+                    reason: "it comes out at \(formatFixed(line.slope, 1)) dB at 90°, beyond the \(formatFixed(ArrayModel.ildGainRange.upperBound, 0)) a head can have")
             }
             level = (line.slope, line.slopeError, line.intercept, line.interceptError)
         case .coincident:
@@ -315,6 +324,14 @@ public enum ArrayCalibration {
             fit.standardErrors[.ildGain] = level.slopeError
         }
         if wantsGain {
+            // A profile must load back: an offset beyond the range (from a nominal ILD gain far
+            // from the recording's) is refused here rather than written.
+            guard ArrayModel.gainOffsetRange.contains(level.intercept) else {
+                let r = ArrayModel.gainOffsetRange
+                throw .cannotFit(
+                    parameter: .gain,
+                    reason: "it comes out at \(formatFixed(level.intercept, 1)) dB, beyond \(formatFixed(r.lowerBound, 0))…+\(formatFixed(r.upperBound, 0)) dB; is the nominal model (--array, --ild-gain) the recording's?")
+            }
             fit.array.gainOffsetDecibels = level.intercept
             fit.standardErrors[.gain] = level.interceptError
         }

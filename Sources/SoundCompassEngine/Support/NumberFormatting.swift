@@ -7,13 +7,20 @@ import Musl
 /// Fast, allocation-free fixed-point formatting of numbers into a byte buffer, for the
 /// record writers (which run once per frame).
 package enum NumberFormatting {
-    private static let powers: [Double] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000]
+    /// 10⁰…10¹⁵, all exact in a `Double`.
+    private static let powers: [Double] = (0...15).map { (0..<$0).reduce(1.0) { x, _ in x * 10 } }
 
-    /// Appends `value` rounded to `decimals` (0…7) places, e.g. `-12.35`. A non-finite value
-    /// is written as what it is, `nan`, `inf` or `-inf`, never as a number: the record writers
-    /// check first and write `null`, an empty CSV cell or a dash instead (Docs/OutputFormat.md).
+    /// The most decimals ``appendFixed(_:decimals:to:)`` writes.
+    package static let maximumDecimals = 15
+
+    /// Appends `value` rounded to `decimals` places, e.g. `-12.35`. Any finite value is written:
+    /// one whose scaled digits pass 9·10¹⁵ (`1e300`, or `100` with 15 decimals) in the shortest
+    /// exact form, `1e+300`. A non-finite value is written as what it is, `nan`, `inf` or
+    /// `-inf`, never as a number: the record writers check first and write `null`, an empty CSV
+    /// cell or a dash instead (Docs/OutputFormat.md).
+    /// - Parameter decimals: 0…``maximumDecimals``; more or fewer are a programmer error.
     package static func appendFixed(_ value: Double, decimals: Int, to out: inout [UInt8]) {
-        precondition(decimals >= 0 && decimals < powers.count)
+        precondition(decimals >= 0 && decimals <= maximumDecimals, "appendFixed: \(decimals) decimals")
         guard value.isFinite else {
             if value.isNaN {
                 out.append(contentsOf: [UInt8(ascii: "n"), UInt8(ascii: "a"), UInt8(ascii: "n")])
@@ -78,7 +85,7 @@ package enum NumberFormatting {
     }
 }
 
-/// `value` with `places` (0…7) decimals, for messages and profiles: `-12.35`.
+/// `value` with `places` (0…15) decimals, for messages and profiles: `-12.35`.
 package func formatFixed(_ value: Double, _ places: Int) -> String {
     var bytes: [UInt8] = []
     NumberFormatting.appendFixed(value, decimals: places, to: &bytes)

@@ -135,8 +135,11 @@ public struct ArrayProfile: Sendable, Equatable {
             try check(radii.contains(r), "head_radius_m \(r) is not a head radius in metres (\(radii.lowerBound)…\(radii.upperBound))")
         }
         try check(file.delay_offset_us.isFinite && abs(file.delay_offset_us) <= 10_000, "delay_offset_us \(file.delay_offset_us) is beyond ±10000 µs")
-        try check(file.gain_offset_db.isFinite && abs(file.gain_offset_db) <= 40, "gain_offset_db \(file.gain_offset_db) is beyond ±40 dB")
-        if let g = file.ild_gain { try check(g.isFinite && g > 0 && g <= 1000, "ild_gain \(g) must be positive") }
+        let gains = ArrayModel.gainOffsetRange, ildGains = ArrayModel.ildGainRange
+        try check(gains.contains(file.gain_offset_db), "gain_offset_db \(file.gain_offset_db) is beyond ±\(Int(gains.upperBound)) dB")
+        if let g = file.ild_gain {
+            try check(ildGains.contains(g), "ild_gain \(g) is not a level-cue gain in dB (\(ildGains.lowerBound)…\(ildGains.upperBound))")
+        }
         if let a = file.pattern { try check(a.isFinite && a >= 0 && a <= 1, "pattern \(a) is not a first-order pattern coefficient (0…1)") }
         if let angle = file.included_angle_deg {
             try check(angle.isFinite && angle > 0 && angle <= 180, "included_angle_deg \(angle) is not an angle in degrees (0…180)")
@@ -175,8 +178,11 @@ public struct ArrayProfile: Sendable, Equatable {
         /// (an included angle of 0.02° is valid, "0.0" is not).
         func positive(_ x: Double, _ digits: Int) -> String {
             var d = digits
-            while d < 12, x > 0, let written = Double(number(x, d)), written <= 0 { d += 1 }
-            return number(x, d)
+            while d < NumberFormatting.maximumDecimals, x > 0, let written = Double(number(x, d)), written <= 0 { d += 1 }
+            let fixed = number(x, d)
+            // Smaller than the most decimals can show (1e-300): the shortest exact form, "1e-300".
+            if x > 0, let written = Double(fixed), written <= 0 { return "\(x)" }
+            return fixed
         }
         func string(_ s: String) -> String {
             var bytes: [UInt8] = []

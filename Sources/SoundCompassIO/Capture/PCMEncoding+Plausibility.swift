@@ -108,4 +108,24 @@ extension PCMEncoding {
         }
         return best?.encoding
     }
+
+    /// A warning when bytes that decode plausibly (``Decoding/isPlausible``) under this
+    /// encoding still look misread: noise under it, with channels unrelated, but sound under
+    /// another (`f32le` read as `s16le` gives two halves of each float, full-scale noise that
+    /// lasts twice as long). The data are used as given; the warning names the likelier format.
+    /// - Parameters:
+    ///   - decoded: `bytes` decoded under this encoding.
+    ///   - name: the stream, for the message.
+    /// - Returns: `nil` when nothing decodes clearly better.
+    package func mismatchWarning(_ decoded: Decoding, bytes: UnsafeRawBufferPointer, channels: Int, name: String) -> String? {
+        let noiseLike = decoded.smoothness < 0.2, unrelated = decoded.coupling < 0.2
+        guard noiseLike || !decoded.isClean,
+              let likely = Self.likeliest(for: bytes, channels: channels), likely != self
+        else { return nil }
+        let other = likely.decoding(of: bytes, channels: channels)
+        let smoother = other.smoothness >= 0.5 && decoded.smoothness < 0.2
+        let coupled = other.coupling >= 0.5 && unrelated
+        guard smoother || coupled else { return nil }
+        return "\(name): read as \(rawValue), the samples look like noise\(unrelated ? " unrelated between the channels" : ""); as \(likely.rawValue) they look like sound: is the data \(likely.rawValue) (--raw-format \(likely.rawValue))?"
+    }
 }

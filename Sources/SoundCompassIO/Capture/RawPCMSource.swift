@@ -141,7 +141,12 @@ public final class RawPCMSource: CaptureSource {
         pending = try fill(from: pending, to: max(wanted, pending))
         let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<pending])
         let decoded = encoding.decoding(of: bytes, channels: channelCount)
-        guard !decoded.isPlausible else { return }
+        guard !decoded.isPlausible else {
+            if let warning = encoding.mismatchWarning(decoded, bytes: bytes, channels: channelCount, name: name) {
+                warnings.append(warning)
+            }
+            return
+        }
         throw .implausibleSamples(
             path: name, encoding: encoding, nonFinitePercent: decoded.nonFinitePercent, peakDBFS: decoded.peakDBFS,
             likely: PCMEncoding.likeliest(for: bytes, channels: channelCount))

@@ -26,8 +26,21 @@ public struct IMULog {
 
     /// Reads and checks a whole log.
     /// - Throws: ``IMUError`` naming the file (and the line, where there is one).
+    /// The file is read in pieces as it is parsed, so a row beyond
+    /// ``IMUCSVScanner/maximumRowBytes`` is refused before more of the file is held.
+    /// - Throws: ``IMUError`` naming the file (and the line, where there is one).
     public init(path: String, format: IMUFormat) throws(IMUError) {
-        try self.init(text: Self.readText(path), path: path, format: format)
+        try self.init(path: path, format: format) { (consume) throws(IMUError) in
+            do {
+                try InputFile.forEachPiece(path, limit: Self.maximumFileBytes) { piece in try consume(piece) }
+            } catch let error as IMUError {
+                throw error
+            } catch let failure as InputFile.Failure {
+                throw IMUError(path: path, failure: failure)
+            } catch {
+                throw IMUError.unreadable(path: path, reason: "\(error)")
+            }
+        }
     }
 
     /// Reads and checks a whole log given as text.
@@ -36,23 +49,28 @@ public struct IMULog {
     ///   - path: the name to give in messages.
     ///   - format: units, sign and offset.
     public init(text: String, path: String, format: IMUFormat) throws(IMUError) {
-        var text = text
+        try self.init(path: path, format: format) { (consume) throws(IMUError) in
+            var text = text
+            try text.withUTF8 { bytes in Result { () throws(IMUError) in try consume(bytes) } }.get()
+        }
+    }
+
+    /// Reads a log whose bytes `feed` hands, in pieces, to the closure it is given.
+    private init(
+        path: String, format: IMUFormat,
+        feed: ((UnsafeBufferPointer<UInt8>) throws(IMUError) -> Void) throws(IMUError) -> Void
+    ) throws(IMUError) {
         let parser = IMULogParser(path: path, format: format)
         let timeline = YawTimeline()  // grows as rows come (reserving a row per line would let blank lines cost memory)
         var first = Int.max, last = 0
-        let result = text.withUTF8 { bytes in
-            Result { () throws(IMUError) in
-                let row = { (time: Double, yaw: Double, line: Int) in
-                    if parser.append(time: time, yaw: yaw, line: line, offset: format.offsetSeconds, to: timeline) {
-                        first = min(first, line)
-                        last = line
-                    }
-                }
-                try parser.consume(bytes, row: row)
-                try parser.finish(row: row)
+        let row = { (time: Double, yaw: Double, line: Int) in
+            if parser.append(time: time, yaw: yaw, line: line, offset: format.offsetSeconds, to: timeline) {
+                first = min(first, line)
+                last = line
             }
         }
-        try result.get()
+        try feed { (bytes) throws(IMUError) in try parser.consume(bytes, row: row) }
+        try parser.finish(row: row)
         if parser.columns == nil { throw IMUError.empty(path: path) }
         if parser.rowCount == 0 { throw IMUError.noRows(path: path) }
         guard timeline.count > 0 else {
@@ -100,11 +118,6 @@ public struct IMULog {
     ///   any other failure and for a directory.
     static func openLog(_ path: String, flags: Int32 = 0) throws(IMUError) -> Int32 {
         do { return try InputFile.open(path, flags: flags, regularOnly: true) } catch { throw IMUError(path: path, failure: error) }
-    }
-
-    /// The whole file as text.
-    static func readText(_ path: String) throws(IMUError) -> String {
-        do { return try InputFile.readText(path, limit: maximumFileBytes) } catch { throw IMUError(path: path, failure: error) }
     }
 }
 

@@ -46,12 +46,12 @@ package enum WholeFileWriter {
     /// file gets (0644 less the umask), for output that is renamed onto `path` with
     /// ``commit(_:to:)`` once complete (or removed on failure).
     /// - Returns: a sink writing to it (errors name `path`), and its path.
+    /// The name is shortened, when it must be, to fit the 255 bytes a file name may have (so
+    /// an output name of 240–255 bytes still gets a temporary file beside it).
     package static func temporary(besides path: String) throws(Failure) -> (sink: LineSink, path: String) {
-        let slash = path.lastIndex(of: "/")
-        let directory = slash.map { String(path[...$0]) } ?? ""
-        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let (directory, name) = split(path)
         for attempt in 0..<100 {
-            let temporary = "\(directory).\(name).\(getpid())-\(attempt).partial"
+            let temporary = directory + fitted(name, prefix: ".", suffix: ".\(getpid())-\(attempt).partial")
             let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
             if fd >= 0 { return (LineSink(descriptor: fd, closeOnDeinit: true, name: path), temporary) }
             if errno != EEXIST { throw .cannotCreate("\(path): \(String(cString: strerror(errno)))") }
@@ -66,6 +66,35 @@ package enum WholeFileWriter {
             unlink(temporary)
             throw .writeFailed("\(path): \(reason)")
         }
+    }
+
+    /// The longest file name, bytes (`NAME_MAX` on Linux file systems).
+    package static let maximumNameBytes = 255
+
+    /// `path` as its directory (with its final slash, or empty) and its file name.
+    package static func split(_ path: String) -> (directory: String, name: String) {
+        let slash = path.lastIndex(of: "/")
+        return (slash.map { String(path[...$0]) } ?? "", slash.map { String(path[path.index(after: $0)...]) } ?? path)
+    }
+
+    /// `prefix + name + suffix`, with `name` cut short (at a character's boundary) so that the
+    /// whole fits ``maximumNameBytes``.
+    package static func fitted(_ name: String, prefix: String, suffix: String) -> String {
+        let room = maximumNameBytes - prefix.utf8.count - suffix.utf8.count
+        guard name.utf8.count > room else { return prefix + name + suffix }
+        var kept = ""
+        for character in name {
+            if kept.utf8.count + character.utf8.count > room { break }
+            kept.append(character)
+        }
+        return prefix + kept + suffix
+    }
+
+    /// Where output that stopped part way is kept: `PATH.partial` beside `path` (its name cut
+    /// short to fit, as for ``temporary(besides:)``).
+    package static func partialPath(for path: String) -> String {
+        let (directory, name) = split(path)
+        return directory + fitted(name, prefix: "", suffix: ".partial")
     }
 
     private static func reason(_ failure: LineSink.Failure) -> String {

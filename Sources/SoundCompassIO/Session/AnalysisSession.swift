@@ -100,6 +100,15 @@ public final class AnalysisSession {
             throw AnalysisSessionError.unsuitableSettings(source: source.name, problem: error)
         }
         configuration = config
+        // The default bands above 0.45·fs are left out quietly (documented); bands the user
+        // named are not dropped without a word.
+        if settings.bands != BandSpec.defaults {
+            let kept = config.usableBands
+            for band in config.bands where !kept.contains(band) {
+                warning(
+                    "\(source.name): band \(band.description) reaches above 0.45 × \(formatHertz(source.sampleRate)) = \(formatHertz(0.45 * source.sampleRate)); left out")
+            }
+        }
         analyzer = try StreamingAnalyzer(configuration: config, orientation: log?.timeline ?? follower?.timeline)
         analyzer.timeOrigin = settings.startSeconds
     }
@@ -297,6 +306,10 @@ public final class AnalysisSession {
         guard let input else { preconditionFailure("calibrate needs a session opened from an AnalysisInput") }
         let measurement = try Calibrator.measure(
             source, configuration: configuration, truth: truth, timeOrigin: settings.startSeconds)
+        guard measurement.frames > 0 else {
+            throw AnalysisSessionError.calibrationRefused(
+                source: source.name, reason: .shorterThanOneFrame(frameLength: configuration.frameLength))
+        }
         guard measurement.activeFrames > 0 else {
             throw AnalysisSessionError.calibrationRefused(
                 source: source.name, reason: .noActiveFrames(frames: measurement.frames))

@@ -136,6 +136,35 @@ enum InputFile {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// Reads a regular file in pieces of 64 KiB, handing each to `body`: memory stays at one
+    /// piece however long the file, so a parser that limits its rows (``IMUCSVScanner``) stops
+    /// a file without line breaks after its first row's worth.
+    /// - Parameter limit: the most bytes the file may hold; a larger file is refused before
+    ///   anything is read (and reading stops there should the file grow meanwhile).
+    /// - Throws: ``Failure`` for the file, or what `body` throws.
+    static func forEachPiece(_ path: String, limit: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> Void) throws {
+        let fd = try open(path, regularOnly: true)
+        defer { close(fd) }
+        if let size = regularFileSize(fd), size > limit {
+            throw Failure.unreadable("it is \(describe(bytes: size)), more than the \(describe(bytes: limit)) this file may be")
+        }
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        var total = 0
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                throw Failure.unreadable(String(cString: strerror(errno)))
+            }
+            if n == 0 { return }
+            total += n
+            if total > limit {
+                throw Failure.unreadable("it grew past the \(describe(bytes: limit)) this file may be while being read")
+            }
+            try chunk.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[0..<n])) }
+        }
+    }
+
     /// A byte count for messages: "512 KiB", "2.8 GiB" (binary units, as the limits are).
     static func describe(bytes: Int) -> String {
         let units = [(1_073_741_824.0, "GiB"), (1_048_576.0, "MiB"), (1024.0, "KiB")]

@@ -184,9 +184,13 @@ final class SoundFile {
     }
 
     /// Creates (or replaces) a file for writing. The corresponding C function is `sf_open`.
-    static func openForWriting(path: String, sampleRate: Int, channels: Int, format: WriteFormat)
+    /// - Parameter name: the file's name in messages (default `path`; a temporary file
+    ///   written for another path gives that one).
+    static func openForWriting(path: String, name: String? = nil, sampleRate: Int, channels: Int, format: WriteFormat)
         throws(SoundFileError) -> SoundFile
     {
+        let opened = path
+        let path = name ?? path
         var info = SF_INFO()
         info.samplerate = Int32(sampleRate)
         info.channels = Int32(channels)
@@ -194,7 +198,7 @@ final class SoundFile {
         guard sf_format_check(&info) != 0 else {
             throw .cannotCreate(path: path, reason: "libsndfile cannot write this format at \(sampleRate) Hz")
         }
-        guard let handle = sf_open(path, Int32(SFM_WRITE), &info) else {
+        guard let handle = sf_open(opened, Int32(SFM_WRITE), &info) else {
             throw .cannotCreate(path: path, reason: lastErrorMessage(nil))
         }
         // Integer formats clip rather than wrap around on overload.

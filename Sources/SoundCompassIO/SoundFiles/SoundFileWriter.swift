@@ -54,11 +54,13 @@ public final class SoundFileWriter {
     public let channels: Int
 
     /// Creates or replaces `path`.
+    /// - Parameter name: the file's name in messages (default `path`): the final name when
+    ///   `path` is a temporary file (see ``StagedOutput``).
     /// - Throws: ``SoundFileError/cannotCreate(path:reason:)``.
-    public init(path: String, sampleRate: Int, channels: Int = 2, format: Format = .wavFloat) throws(SoundFileError) {
+    public init(path: String, name: String? = nil, sampleRate: Int, channels: Int = 2, format: Format = .wavFloat) throws(SoundFileError) {
         precondition(channels >= 1)
         self.file = try SoundFile.openForWriting(
-            path: path, sampleRate: sampleRate, channels: channels, format: format.soundFileFormat)
+            path: path, name: name, sampleRate: sampleRate, channels: channels, format: format.soundFileFormat)
         self.channels = channels
     }
 

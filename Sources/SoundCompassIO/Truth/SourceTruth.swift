@@ -1,5 +1,4 @@
 import SoundCompassEngine
-import CSV
 
 /// Where each of several sources really was: a `time,id,azimuth,active` CSV as `soundcompass
 /// synth` writes it for a scene of several sources (`NAME.truth.sources.csv`): per row one
@@ -45,23 +44,35 @@ package struct SourceTruth: Sendable {
     /// ``TruthTrack``.
     package static func isPerSource(_ text: String) -> Bool {
         let header = text.prefix { $0 != "\n" && $0 != "\r" }
-        return header.split(separator: ",").contains { $0.trimmingSpaces().lowercased() == "id" }
+        return isPerSource(header: header.split(separator: ",").map(String.init))
+    }
+
+    /// True when a truth file's header names an `id` column: a per-source truth rather than a
+    /// ``TruthTrack``.
+    static func isPerSource(header cells: [String]) -> Bool {
+        cells.contains { $0.trimmingSpaces().lowercased() == "id" }
     }
 
     /// Parses per-source truth CSV text: a header with `time`, `id`, `azimuth` and `active`
     /// columns (any case, any order), then rows.
     /// - Throws: ``TruthError`` naming `name` and the line.
     package init(text: String, name: String) throws(TruthError) {
-        let reader: CSVReader
-        do { reader = try CSVReader(string: text, hasHeaderRow: false, trimFields: true) } catch {
-            throw .unreadable(path: name, reason: "\(error)")
-        }
-        var columns: [Int]?
-        var rows: [Int: (times: [Double], azimuths: [Double], active: [Bool])] = [:]
-        var line = 0
-        while let cells = reader.next() {
-            line += 1
-            if cells.allSatisfy({ $0.isEmpty }) { continue }
+        let rows = Rows(name: name)
+        try TruthCSV.forEachRow(text: text, name: name) { (cells, line) throws(TruthError) in try rows.add(cells, line: line) }
+        try self.init(rows)
+    }
+
+    /// A per-source truth being read, row by row.
+    final class Rows {
+        let name: String
+        private(set) var columns: [Int]?
+        private var rows: [Int: (times: [Double], azimuths: [Double], active: [Bool])] = [:]
+
+        init(name: String) { self.name = name }
+
+        /// Reads the header, a blank row or a data row.
+        func add(_ cells: [String], line: Int) throws(TruthError) {
+            if cells.allSatisfy({ $0.isEmpty }) { return }
             guard let found = columns else {
                 let names = cells.map { $0.lowercased().trimmingSpaces() }
                 var indices: [Int] = []
@@ -72,7 +83,7 @@ package struct SourceTruth: Sendable {
                     indices.append(i)
                 }
                 columns = indices
-                continue
+                return
             }
             guard cells.count > found.max()! else {
                 throw .badRow(path: name, line: line, problem: "has \(cells.count) cells, fewer than the header")
@@ -89,22 +100,32 @@ package struct SourceTruth: Sendable {
             guard let on = ["0": false, "1": true, "false": false, "true": true][cells[found[3]].lowercased()] else {
                 throw .badRow(path: name, line: line, problem: "active \"\(cells[found[3]])\" is not 0 or 1")
             }
-            var track = rows[id] ?? ([], [], [])
-            if let previous = track.times.last, t <= previous {
+            if let previous = rows[id]?.times.last, t <= previous {
                 throw .badRow(path: name, line: line, problem: "time \(t) is not after source \(id)'s previous row's \(previous)")
             }
-            track.times.append(t)
-            track.azimuths.append(a)
-            track.active.append(on)
-            rows[id] = track
+            // In place: a copy of the arrays per row would make reading quadratic.
+            rows[id, default: ([], [], [])].times.append(t)
+            rows[id, default: ([], [], [])].azimuths.append(a)
+            rows[id, default: ([], [], [])].active.append(on)
         }
-        guard columns != nil else { throw .empty(path: name) }
-        guard !rows.isEmpty else { throw .noRows(path: name) }
-        self.name = name
-        tracks = rows.keys.sorted().map { id in
-            let r = rows[id]!
-            return Track(id: id, times: r.times, azimuths: r.azimuths, active: r.active)
+
+        /// The tracks, by increasing id.
+        var tracks: [Track] {
+            rows.keys.sorted().map { id in
+                let r = rows[id]!
+                return Track(id: id, times: r.times, azimuths: r.azimuths, active: r.active)
+            }
         }
+        var isEmpty: Bool { rows.isEmpty }
+    }
+
+    /// The per-source truth `rows` read.
+    /// - Throws: ``TruthError/empty(path:)`` or ``TruthError/noRows(path:)``.
+    init(_ rows: Rows) throws(TruthError) {
+        guard rows.columns != nil else { throw .empty(path: rows.name) }
+        guard !rows.isEmpty else { throw .noRows(path: rows.name) }
+        name = rows.name
+        tracks = rows.tracks
     }
 }
 
@@ -218,12 +239,40 @@ extension SourceTruth {
     /// and is one.
     /// - Throws: ``TruthError`` naming the file (and the line).
     package static func read(path: String, besidePath: String? = nil) throws(TruthError) -> (track: TruthTrack?, sources: SourceTruth?) {
-        let text = try TruthTrack.readText(path)
-        if isPerSource(text) { return (nil, try SourceTruth(text: text, name: path)) }
-        let track = try TruthTrack(text: text, name: path)
-        guard let besidePath, let besideText = try? TruthTrack.readText(besidePath),
-              isPerSource(besideText)
-        else { return (track, nil) }
-        return (track, try SourceTruth(text: besideText, name: besidePath))
+        // The first row that is not blank, the header, says which kind the file is.
+        var track: TruthTrack.Rows?, sources: Rows?
+        try TruthCSV.forEachRow(path: path) { (cells, line) throws(TruthError) in
+            if let track { return try track.add(cells, line: line) }
+            if let sources { return try sources.add(cells, line: line) }
+            if cells.allSatisfy({ $0.isEmpty }) { return }
+            if isPerSource(header: cells) {
+                sources = Rows(name: path)
+                try sources!.add(cells, line: line)
+            } else {
+                track = TruthTrack.Rows(name: path)
+                try track!.add(cells, line: line)
+            }
+        }
+        if let sources { return (nil, try SourceTruth(sources)) }
+        let read = try TruthTrack(track ?? TruthTrack.Rows(name: path))
+        guard let besidePath else { return (read, nil) }
+        // The file beside is used only when it is a per-source truth; one that cannot be read,
+        // or is a track, is left alone.
+        var beside: Rows?, isOther = false
+        do {
+            try TruthCSV.forEachRow(path: besidePath) { (cells, line) throws(TruthError) in
+                if isOther { return }
+                if let beside { return try beside.add(cells, line: line) }
+                if cells.allSatisfy({ $0.isEmpty }) { return }
+                guard isPerSource(header: cells) else { isOther = true; return }
+                beside = Rows(name: besidePath)
+                try beside!.add(cells, line: line)
+            }
+        } catch {
+            if beside != nil { throw error }
+            return (read, nil)
+        }
+        guard let beside else { return (read, nil) }
+        return (read, try SourceTruth(beside))
     }
 }

@@ -1,5 +1,4 @@
 import SoundCompassEngine
-import CSV
 
 #if canImport(Glibc)
 import Glibc
@@ -36,38 +35,35 @@ public struct TruthTrack: Sendable {
     /// The largest truth CSV read, bytes (512 MiB: a day of rows every 10 ms is about 100 MB).
     public static let maximumFileBytes = 1 << 29
 
-    /// Reads a truth CSV file (a regular file of at most ``maximumFileBytes``).
+    /// Reads a truth CSV file (a regular file of at most ``maximumFileBytes``), in pieces as
+    /// it is parsed: a row longer than 64 KiB is refused before more of the file is held.
     /// - Throws: ``TruthError`` naming the file (and the line).
     public init(path: String) throws(TruthError) {
-        try self.init(text: Self.readText(path), name: path)
-    }
-
-    /// The text of a truth file, a regular file of at most ``maximumFileBytes`` (a track or a
-    /// per-source truth, see ``SourceTruth``).
-    /// - Throws: ``TruthError`` naming the file.
-    static func readText(_ path: String) throws(TruthError) -> String {
-        do { return try InputFile.readText(path, limit: maximumFileBytes) } catch {
-            switch error {
-            case .notFound: throw .notFound(path: path)
-            case .unreadable(let reason): throw .unreadable(path: path, reason: reason)
-            }
-        }
+        let rows = Rows(name: path)
+        try TruthCSV.forEachRow(path: path) { (cells, line) throws(TruthError) in try rows.add(cells, line: line) }
+        try self.init(rows)
     }
 
     /// Parses truth CSV text: a header with `time` and `azimuth` columns (any case, any
     /// order), then one row per time.
     /// - Throws: ``TruthError`` naming `name` and the line.
     public init(text: String, name: String) throws(TruthError) {
-        let reader: CSVReader
-        do { reader = try CSVReader(string: text, hasHeaderRow: false, trimFields: true) } catch {
-            throw .unreadable(path: name, reason: "\(error)")
-        }
-        var columns: (time: Int, azimuth: Int)?
-        var times: [Double] = [], azimuths: [Double] = []
-        var line = 0
-        while let cells = reader.next() {
-            line += 1
-            if cells.allSatisfy({ $0.isEmpty }) { continue }
+        let rows = Rows(name: name)
+        try TruthCSV.forEachRow(text: text, name: name) { (cells, line) throws(TruthError) in try rows.add(cells, line: line) }
+        try self.init(rows)
+    }
+
+    /// A track being read, row by row.
+    final class Rows {
+        let name: String
+        private(set) var columns: (time: Int, azimuth: Int)?
+        private(set) var times: [Double] = [], azimuths: [Double] = []
+
+        init(name: String) { self.name = name }
+
+        /// Reads the header, a blank row or a data row.
+        func add(_ cells: [String], line: Int) throws(TruthError) {
+            if cells.allSatisfy({ $0.isEmpty }) { return }
             guard let found = columns else {
                 let names = cells.map { $0.lowercased().replacingBOM() }
                 guard let t = names.firstIndex(of: "time") else { throw .missingColumn(path: name, column: "time") }
@@ -75,7 +71,7 @@ public struct TruthTrack: Sendable {
                     throw .missingColumn(path: name, column: "azimuth")
                 }
                 columns = (t, a)
-                continue
+                return
             }
             guard cells.count > max(found.time, found.azimuth) else {
                 throw .badRow(path: name, line: line, problem: "has \(cells.count) cells, fewer than the header")
@@ -92,11 +88,18 @@ public struct TruthTrack: Sendable {
             times.append(t)
             azimuths.append(a)
         }
-        guard columns != nil else { throw .empty(path: name) }
-        guard !times.isEmpty else { throw .noRows(path: name) }
+    }
+
+    /// The track `rows` read.
+    /// - Throws: ``TruthError/empty(path:)`` or ``TruthError/noRows(path:)``.
+    init(_ rows: Rows) throws(TruthError) {
+        let name = rows.name
+        guard rows.columns != nil else { throw .empty(path: name) }
+        guard !rows.times.isEmpty else { throw .noRows(path: name) }
+        let times = rows.times
         self.name = name
         self.times = times
-        self.azimuths = azimuths
+        self.azimuths = rows.azimuths
         stillAzimuth = nil
         // Gaps up to a few row steps are interpolated; longer ones are pauses of the source.
         var steps = zip(times.dropFirst(), times).map { $0 - $1 }

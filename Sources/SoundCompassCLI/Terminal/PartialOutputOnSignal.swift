@@ -1,0 +1,57 @@
+import SoundCompass
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// SIGINT, SIGTERM or SIGHUP while a ``StagedOutput`` is being written by a command that does
+/// not stop cleanly on a signal (`analyze -o`, `synth`): the handler renames the temporary file
+/// to `PATH.partial`, says so on stderr, and ends the process by the signal as before. `PATH`
+/// itself is left as it was.
+enum PartialOutputOnSignal {
+    /// The temporary file, where it goes, and the line to print: C strings made before the
+    /// handler can run (a handler may not allocate), freed by ``disarm()``.
+    nonisolated(unsafe) private static var temporary: UnsafeMutablePointer<CChar>?
+    nonisolated(unsafe) private static var partial: UnsafeMutablePointer<CChar>?
+    nonisolated(unsafe) private static var message: UnsafeMutablePointer<CChar>?
+
+    /// Keeps `output`'s temporary file as partial should a signal end the process.
+    static func arm(_ output: StagedOutput) {
+        guard let temporaryPath = output.temporaryPath else { return }
+        var blocked = sigset_t(), previous = sigset_t()
+        sigemptyset(&blocked)
+        for s in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&blocked, s) }
+        sigprocmask(SIG_BLOCK, &blocked, &previous)
+        release()
+        temporary = strdup(temporaryPath)
+        partial = strdup(output.partialPath)
+        message = strdup("soundcompass: interrupted; what was written so far is in \(Diagnostics.escaped(output.partialPath))\n")
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { signalNumber in
+            if let from = PartialOutputOnSignal.temporary, let to = PartialOutputOnSignal.partial {
+                if rename(from, to) == 0, let line = PartialOutputOnSignal.message {
+                    _ = write(2, line, strlen(line))
+                }
+            }
+            signal(signalNumber, SIG_DFL)
+            raise(signalNumber)
+        }
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = 0
+        for s in [SIGINT, SIGTERM, SIGHUP] { sigaction(s, &action, nil) }
+        sigprocmask(SIG_SETMASK, &previous, nil)
+        // A parent may have started us with these blocked (test runners do).
+        sigprocmask(SIG_UNBLOCK, &blocked, nil)
+    }
+
+    /// The output is complete or dealt with: signals end the process as they did before.
+    static func disarm() {
+        for s in [SIGINT, SIGTERM, SIGHUP] { signal(s, SIG_DFL) }
+        release()
+    }
+
+    private static func release() {
+        free(temporary); free(partial); free(message)
+        temporary = nil; partial = nil; message = nil
+    }
+}
