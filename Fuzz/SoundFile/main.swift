@@ -1,6 +1,7 @@
 // Fuzz target `soundfile`: the input is a whole file (WAV, AIFF, FLAC, Ogg, … as libsndfile
 // sees it), written to a scratch file, opened with SoundFileReader as `analyze FILE` does, and
-// its first frames analysed. Must not crash, hang or leak; errors are the expected outcome.
+// its first frames analysed; then the same bytes read as a stream in memory. Must not crash,
+// hang or leak; errors are the expected outcome.
 import FuzzSupport
 import SoundCompass
 
@@ -8,12 +9,21 @@ import SoundCompass
 let framesAnalysed = 8192
 
 func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-    let path = FuzzScratch.write(fuzzBytes(data, size), name: "input")
-    guard let reader = try? SoundFileReader(path: path) else { return 0 }
+    let bytes = fuzzBytes(data, size)
+    let path = FuzzScratch.write(bytes, name: "input")
+    if let reader = try? SoundFileReader(path: path) { analyse(reader) }
+    // The same bytes read as a stream, through libsndfile's virtual I/O (ByteStream), the way
+    // `analyze -` reads a pipe: its seeks take offsets from the header (issue 30, item 2).
+    if let reader = try? SoundFileReader(bytes: Array(bytes), name: "input") { analyse(reader) }
+    return 0
+}
+
+/// Reads and analyses up to ``framesAnalysed`` frames of `reader`.
+func analyse(_ reader: SoundFileReader) {
     _ = reader.formatDescription
     _ = reader.expectedFrameCount
     let configuration = AnalysisConfiguration(sampleRate: reader.sampleRate)
-    guard let analyzer = try? StreamingAnalyzer(configuration: configuration) else { return 0 }
+    guard let analyzer = try? StreamingAnalyzer(configuration: configuration) else { return }
     let left = UnsafeMutableBufferPointer<Float>.allocate(capacity: 1024)
     let right = UnsafeMutableBufferPointer<Float>.allocate(capacity: 1024)
     defer { left.deallocate(); right.deallocate() }
@@ -28,7 +38,6 @@ func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         }
     }
     _ = reader.warnings
-    return 0
 }
 
 fuzzMain(testOneInput)

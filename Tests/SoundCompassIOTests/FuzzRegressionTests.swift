@@ -144,6 +144,19 @@ extension FuzzRegressionTests {
             frames += n
         }
     }
+
+    @Test("the seed soundfile/rf64-huge-ds64.wav (#30 item 2) reads as a stream without a trap: 100 bytes, 25 frames")
+    func rf64HugeDataSizeAsStream() throws {
+        let seeds = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fuzz/Seeds/soundfile/rf64-huge-ds64.wav")
+        let bytes = Array(try Data(contentsOf: seeds))
+        let reader = try SoundFileReader(bytes: bytes, name: "rf64")
+        let left = UnsafeMutableBufferPointer<Float>.allocate(capacity: 1024), right = UnsafeMutableBufferPointer<Float>.allocate(capacity: 1024)
+        defer { left.deallocate(); right.deallocate() }
+        var total = 0
+        while case let n = try reader.read(into: left, right, frames: 1024), n > 0 { total += n }
+        #expect(total == 25)
+    }
 }
 
 extension FuzzRegressionTests {

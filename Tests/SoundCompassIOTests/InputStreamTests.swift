@@ -118,4 +118,29 @@ struct InputStreamTests {
         #expect(stream.readToEnd(limit: 1 << 30))
         #expect(stream.knownLength == payload.count)
     }
+
+    @Test("ByteStream: seeks by offsets near Int.max (an RF64 ds64 size near 2^63) are refused, never trap (#30 item 2)")
+    func seekOverflow() throws {
+        var fds: [Int32] = [0, 0]
+        try #require(pipe(&fds) == 0)
+        let payload = [UInt8](repeating: 7, count: 1000)
+        #expect(payload.withUnsafeBytes { write(fds[1], $0.baseAddress, $0.count) } == 1000)
+        close(fds[1])
+        defer { close(fds[0]) }
+        let stream = ByteStream(descriptor: fds[0])
+        var buffer = [UInt8](repeating: 0, count: 100)
+        #expect(buffer.withUnsafeMutableBytes { stream.read(into: $0.baseAddress!, count: 100) } == 100)
+        #expect(stream.seek(Int.max - 16, whence: SEEK_CUR) == -1)
+        #expect(stream.refusedSeek)
+        #expect(stream.seek(Int.max, whence: SEEK_SET) == -1)
+        #expect(stream.seek(Int.min, whence: SEEK_CUR) == -1)
+        #expect(stream.position == 100)
+        // Once the length is known, a seek from the end by Int.max is refused as well.
+        #expect(stream.readToEnd(limit: 1 << 20))
+        #expect(stream.seek(Int.max, whence: SEEK_END) == -1)
+        #expect(stream.seek(-10, whence: SEEK_END) == 990)
+        let memory = ByteStream(bytes: payload)
+        #expect(memory.seek(Int.max, whence: SEEK_END) == -1)
+        #expect(memory.seek(Int.max - 1, whence: SEEK_CUR) == -1)
+    }
 }

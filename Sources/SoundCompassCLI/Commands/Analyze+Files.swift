@@ -169,10 +169,6 @@ private final class FileBatch: Sendable {
             }
             for warning in session.finalWarnings() { Diagnostics.warning(warning) }
             let frames = session.analyzer.framesAnalyzed
-            if frames == 0 {
-                Diagnostics.warning(
-                    "\(session.source.name): shorter than one analysis frame (\(session.configuration.frameLength) samples); no records")
-            }
             try temporary.sink.close()
             partial = nil
             try WholeFileWriter.commit(temporary.path, to: output)

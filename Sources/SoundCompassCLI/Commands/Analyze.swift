@@ -70,10 +70,6 @@ extension SoundCompassCommand {
                 }
                 if let traced { try trace.finish(traced, of: session, plot: trace.plot, table: !verbosity.quiet && (trace.summary || endSummary)) }
                 for warning in session.finalWarnings() { Diagnostics.warning(warning) }
-                if session.analyzer.framesAnalyzed == 0 {
-                    Diagnostics.warning(
-                        "\(session.source.name): shorter than one analysis frame (\(session.configuration.frameLength) samples); no records")
-                }
             }
         }
     }

@@ -8,7 +8,11 @@ extension SoundCompassCommand {
             discussion: "Any name listed can be given to 'soundcompass live --device'.")
 
         func run() throws {
-            let found = ALSADevices.scan()
+            try Diagnostics.reportingFailures { try list() }
+        }
+
+        private func list() throws {
+            let found = try ALSADevices.scan()
             let out = LineSink.standardOutput()
             var text = ""
             if found.cards.isEmpty {
@@ -41,7 +45,7 @@ extension SoundCompassCommand {
                     text += "  \(pcm.name)\(pad)\(pcm.description)\n"
                 }
             }
-            try Diagnostics.reportingFailures { try out.write(Array(text.utf8)) }
+            try out.write(Array(text.utf8))
         }
 
         static func range(_ r: ClosedRange<Int>) -> String {

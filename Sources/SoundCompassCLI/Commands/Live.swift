@@ -90,7 +90,8 @@ extension SoundCompassCommand {
                 Diagnostics.warning("--sample-format \(sampleFormat) is ignored: it applies to a capture device; --raw-format gives the encoding of --input")
             }
             try Diagnostics.reportingFailures {
-                let source = try openSource()
+                // Ctrl-C or SIGTERM while a device or input opens ends the process at once.
+                let source = try Interrupt.whileOpening { try openSource() }
                 let session = try AnalysisSession(
                     source: source, settings: analysis.settings, imu: imu.followInput, warning: Diagnostics.warning)
                 try analyze(session)
@@ -193,7 +194,7 @@ extension SoundCompassCommand {
             try compass?.draw(status: status())
             compass?.finish()
             try writer?.finish()
-            for warning in session.finalWarnings() { Diagnostics.warning(warning) }
+            for warning in session.finalWarnings(stopped: summary.ending == .stopped) { Diagnostics.warning(warning) }
             if !verbosity.quiet { Diagnostics.note(Self.describe(summary)) }
         }
 

@@ -34,6 +34,13 @@ struct CLIFailure: Error {
         case let failure as WholeFileWriter.Failure:
             self.init(failure)
         case let error as SoundFileError:
+            if case .unrecognized(let path, _) = error, Self.looksHeaderless(path) {
+                // `synth take.raw` writes headerless PCM, which only its format options can read.
+                self.init(
+                    "\(error.description); it looks like headerless PCM: give --raw-format f32le (as synth writes .raw; with --rate and --raw-channels if not 48000 Hz stereo), or read it with live --input",
+                    status: .dataError)
+                return
+            }
             let status: ExitStatus = switch error {
             case .notFound, .unreadable: .noInput
             case .readFailed: .ioError
@@ -50,7 +57,7 @@ struct CLIFailure: Error {
                     status: .noInput)
             case .noSuchDevice, .busy, .unsupported:
                 self.init("\(error.description) (run 'soundcompass devices' to list capture devices)", status: .noInput)
-            case .permissionDenied:
+            case .permissionDenied, .unusableConfiguration:
                 self.init(error.description, status: .noInput)
             case .failed(_, let operation, _) where !operation.hasPrefix("reading") && !operation.hasPrefix("recovering"):
                 // Opening or setting up the device: the input cannot be used.
@@ -93,6 +100,13 @@ struct CLIFailure: Error {
 }
 
 extension CLIFailure {
+    /// True when `path` is named as headerless PCM usually is (`.raw`, `.pcm`: what `synth`
+    /// writes raw by extension).
+    static func looksHeaderless(_ path: String) -> Bool {
+        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return false }
+        return ["raw", "pcm"].contains(path[path.index(after: dot)...].lowercased())
+    }
+
     /// A calibration refusal with the option that gets around it.
     static func message(for error: CalibrationError) -> String {
         switch error {

@@ -7,8 +7,13 @@ import Glibc
 
 /// Ctrl-C (SIGINT) and SIGTERM during a live session: the first asks the session to stop
 /// cleanly and print its summary; a second one, should the stream hang, ends the process.
+/// While the input is being opened (``whileOpening(_:)``), the first one ends the process at
+/// once: ALSA loads its configuration and libsndfile parses a header inside C calls that never
+/// look at a flag.
 enum Interrupt {
     private static let requested = Atomic<Bool>(false)
+    /// True while the input is opened: a signal then ends the process as its default action does.
+    private static let endsAtOnce = Atomic<Bool>(false)
     /// Whether the handler shows the cursor again (after the compass hid it) before anything else.
     private static let restoresTerminal = Atomic<Bool>(false)
     /// The bytes that show the cursor again. A constant, initialised by ``install()`` before the
@@ -21,11 +26,26 @@ enum Interrupt {
     /// From now on, the first signal also writes ``TerminalCompass/restoreCursor`` to standard output.
     static func restoreTerminalOnSignal() { restoresTerminal.store(true, ordering: .relaxed) }
 
+    /// Runs `body` (opening a device or an input) with signals ending the process at once.
+    /// A signal that came before still stops the session cleanly, before its first read.
+    static func whileOpening<T>(_ body: () throws -> T) rethrows -> T {
+        endsAtOnce.store(true, ordering: .relaxed)
+        defer { endsAtOnce.store(false, ordering: .relaxed) }
+        return try body()
+    }
+
     /// Installs the handlers (without `SA_RESTART`, so a blocked `read` returns `EINTR`).
     static func install() {
         _ = restoreBytes.count  // initialise the constant outside the handler
         var action = sigaction()
-        action.__sigaction_handler.sa_handler = { _ in
+        action.__sigaction_handler.sa_handler = { signalNumber in
+            if Interrupt.endsAtOnce.load(ordering: .relaxed) {
+                // Delivered with its default action (the process ends, 128 + the signal) once
+                // this handler returns.
+                signal(signalNumber, SIG_DFL)
+                raise(signalNumber)
+                return
+            }
             Interrupt.requested.store(true, ordering: .relaxed)
             if Interrupt.restoresTerminal.load(ordering: .relaxed) {
                 Interrupt.restoreBytes.withUnsafeBytes { bytes in _ = write(1, bytes.baseAddress, bytes.count) }

@@ -87,6 +87,8 @@ final class ALSAPCM {
             configuration = top
             result = snd_pcm_open_lconf(&pcm, name, SND_PCM_STREAM_CAPTURE, mode, top)
         } else {
+            // snd_pcm_open loads the global configuration: refuse files it would read for ever.
+            try ALSAConfigurationFiles.check()
             result = snd_pcm_open(&pcm, name, SND_PCM_STREAM_CAPTURE, mode)
         }
         guard result == 0, let pcm else {
@@ -231,7 +233,10 @@ extension ALSACalls {
 
     /// PCMs from ALSA's configuration hints that can capture (input or both directions).
     /// The corresponding C functions are `snd_device_name_hint` and `snd_device_name_get_hint`.
-    static func capturePCMHints() -> [NamedPCM] {
+    /// - Throws: ``ALSAError/unusableConfiguration(file:origin:problem:)`` when a configuration
+    ///   file could not be read in bounded time and memory.
+    static func capturePCMHints() throws(ALSAError) -> [NamedPCM] {
+        try ALSAConfigurationFiles.check()
         silenceLibraryMessages()
         var hints: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
         guard snd_device_name_hint(-1, "pcm", &hints) == 0, let hints else { return [] }
@@ -266,7 +271,10 @@ extension ALSACalls {
     /// The sound cards ALSA sees (their indices and names), and each card's capture devices.
     /// The corresponding C functions are `snd_card_next`, `snd_ctl_open`, `snd_ctl_card_info`,
     /// `snd_ctl_pcm_next_device` and `snd_ctl_pcm_info`.
-    static func cards() -> (cards: [(index: Int, name: String)], captureDevices: [CardDevice]) {
+    /// - Throws: ``ALSAError/unusableConfiguration(file:origin:problem:)`` when a configuration
+    ///   file could not be read in bounded time and memory (`snd_ctl_open` loads it).
+    static func cards() throws(ALSAError) -> (cards: [(index: Int, name: String)], captureDevices: [CardDevice]) {
+        try ALSAConfigurationFiles.check()
         silenceLibraryMessages()
         var cards: [(Int, String)] = []
         var devices: [CardDevice] = []

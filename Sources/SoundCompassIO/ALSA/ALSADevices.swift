@@ -40,8 +40,10 @@ package struct ALSADevices: Sendable {
 
     /// Looks at what ALSA sees now. Opens each card's capture devices briefly (without waiting
     /// for busy ones) to read what they accept.
-    package static func scan() -> ALSADevices {
-        let (cards, devices) = ALSACalls.cards()
+    /// - Throws: ``ALSAError/unusableConfiguration(file:origin:problem:)`` when a file of ALSA's
+    ///   configuration could not be read in bounded time and memory.
+    package static func scan() throws(ALSAError) -> ALSADevices {
+        let (cards, devices) = try ALSACalls.cards()
         let captureDevices = devices.map { d -> CaptureDevice in
             let name = "hw:CARD=\(d.cardID),DEV=\(d.device)"
             var entry = CaptureDevice(
@@ -54,7 +56,7 @@ package struct ALSADevices: Sendable {
             }
             return entry
         }
-        let pcms = ALSACalls.capturePCMHints().map { NamedPCM(name: $0.name, description: $0.description) }
+        let pcms = try ALSACalls.capturePCMHints().map { NamedPCM(name: $0.name, description: $0.description) }
         return ALSADevices(cards: cards, captureDevices: captureDevices, pcms: pcms)
     }
 }

@@ -20,11 +20,16 @@ public enum ALSAError: Error, Equatable, CustomStringConvertible {
     case deviceGone(device: String)
     /// Any other failure of an ALSA call; `code` is the negative errno it returned.
     case failed(device: String, operation: String, code: Int32)
+    /// A file of ALSA's configuration that ALSA could not read in bounded time and memory (a
+    /// device, a FIFO, a file of more than 16 MiB), refused before ALSA is asked to load it;
+    /// `origin` says where its name came from (`ALSA_CONFIG_PATH`, …).
+    case unusableConfiguration(file: String, origin: String, problem: String)
 
-    /// The device the error is about.
+    /// The device the error is about (for a configuration file, the file).
     public var device: String {
         switch self {
         case .noSuchDevice(let d), .busy(let d), .permissionDenied(let d), .unsupported(let d, _), .deviceGone(let d), .failed(let d, _, _): d
+        case .unusableConfiguration(let file, _, _): file
         }
     }
 
@@ -36,7 +41,7 @@ public enum ALSAError: Error, Equatable, CustomStringConvertible {
         case .permissionDenied: -EACCES
         case .deviceGone: -ENODEV
         case .failed(_, _, let code): code
-        case .unsupported: nil
+        case .unsupported, .unusableConfiguration: nil
         }
     }
 
@@ -52,8 +57,15 @@ public enum ALSAError: Error, Equatable, CustomStringConvertible {
         case .unsupported(_, let problem): problem
         case .deviceGone: "the device disappeared while capturing"
         case .failed(_, let operation, let code): "\(operation) failed: \(ALSACalls.message(code))"
+        case .unusableConfiguration(_, _, let problem): problem
         }
     }
 
-    public var description: String { "\(device): \(problem)" }
+    public var description: String {
+        switch self {
+        case .unusableConfiguration(let file, let origin, let problem):
+            "\(file) (\(origin)): cannot be used as ALSA configuration: \(problem)"
+        default: "\(device): \(problem)"
+        }
+    }
 }

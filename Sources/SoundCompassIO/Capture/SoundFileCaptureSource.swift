@@ -47,8 +47,12 @@ public final class SoundFileCaptureSource: CaptureSource {
 
     /// Opens `path` (`-`: standard input) as a sound file when its first bytes are a sound file
     /// header, else as raw PCM; the bytes looked at are not lost on a pipe.
+    /// - Parameter stopRequested: asked when a read from a pipe or FIFO is interrupted by a
+    ///   signal; `true` ends the stream (Ctrl-C on a stream that stalls), for a sound file as for
+    ///   raw PCM.
     static func open(
-        path: String, raw: RawPCMFormat, channels: (left: Int, right: Int)?, swap: Bool, periodFrames: Int
+        path: String, raw: RawPCMFormat, channels: (left: Int, right: Int)?, swap: Bool, periodFrames: Int,
+        stopRequested: @escaping @Sendable () -> Bool = { false }
     ) throws(SoundFileError) -> any CaptureSource {
         let name = path == "-" ? SoundFile.standardInputName : path
         let descriptor: Int32
@@ -76,6 +80,7 @@ public final class SoundFileCaptureSource: CaptureSource {
             let n = prefix.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + have, 12 - have) }
             if n > 0 { have += n; continue }
             if n < 0 && (errno == EINTR || errno == EAGAIN) {
+                if stopRequested() { break }
                 var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
                 _ = poll(&request, 1, 100)
                 continue
@@ -84,7 +89,9 @@ public final class SoundFileCaptureSource: CaptureSource {
         }
         prefix.removeLast(12 - have)
         if SoundFile.hasSoundFileHeader(prefix) {
-            let file = try SoundFile.open(stream: ByteStream(descriptor: descriptor, prefix: prefix), name: name)
+            let stream = ByteStream(descriptor: descriptor, prefix: prefix)
+            stream.stopRequested = stopRequested
+            let file = try SoundFile.open(stream: stream, name: name)
             let reader = try SoundFileReader(file: file, path: path, channels: channels, swap: swap)
             return SoundFileCaptureSource(reader: reader, periodFrames: periodFrames)
         }

@@ -43,41 +43,107 @@ public enum AnalysisInput: Sendable {
         }
     }
 
-    /// Standard input as an input that can be read more than once (as calibration does): a
-    /// redirected file as it is, a pipe read into memory (sound file bytes; raw PCM decoded).
+    /// Standard input as an input that can be read more than once (as calibration does), in
+    /// bounded memory: a redirected file as it is; a pipe copied, as it is read, to an unlinked
+    /// temporary file (in `TMPDIR`, else `/tmp`), which then becomes standard input (descriptor
+    /// 0), so that it reads as a redirected file would. The pipe's first mebibyte must open as a
+    /// sound file (unless `raw` is given) before the rest is copied, so that a stream of
+    /// something else is refused at once.
     /// - Parameters:
     ///   - raw: the layout when standard input is raw PCM; `nil` for a sound file.
-    ///   - limit: the most bytes read into memory.
-    /// - Throws: ``SoundFileError`` naming "standard input": a terminal, a read error, or more
-    ///   than `limit` bytes.
-    public static func rereadableStandardInput(raw: RawPCMFormat? = nil, limit: Int = 1 << 30) throws(SoundFileError)
+    ///   - limit: the most bytes copied.
+    /// - Throws: ``SoundFileError`` naming "standard input": a terminal, not a sound file, a read
+    ///   error, a copy that cannot be written, or more than `limit` bytes.
+    public static func rereadableStandardInput(raw: RawPCMFormat? = nil, limit: Int = 1 << 32) throws(SoundFileError)
         -> AnalysisInput
     {
-        let name = "standard input"
-        if InputFile.regularFileSize(0) != nil { return raw.map { .raw(path: "-", format: $0) } ?? .file(path: "-") }
+        let name = SoundFile.standardInputName
+        let input: AnalysisInput = raw.map { .raw(path: "-", format: $0) } ?? .file(path: "-")
+        if InputFile.regularFileSize(0) != nil { return input }
         if isatty(0) != 0 {
             throw .unreadable(path: name, reason: "it is a terminal; pipe a sound file into it or redirect one (< take.wav)")
         }
-        let stream = ByteStream(descriptor: 0)
-        guard stream.readToEnd(limit: limit) else {
-            throw .unreadable(path: name, reason: "longer than \(limit >> 20) MiB; give the file name instead")
-        }
-        if let reason = stream.readError { throw .readFailed(path: name, reason: reason) }
-        let bytes = stream.allBytes ?? []
-        guard let raw else { return .encoded(bytes: bytes, name: name) }
-        let frameBytes = raw.channelCount * raw.encoding.bytesPerSample
-        let frames = bytes.count / frameBytes
-        var left = [Float](repeating: 0, count: frames), right = left
-        left.withUnsafeMutableBufferPointer { l in
-            right.withUnsafeMutableBufferPointer { r in
-                bytes.withUnsafeBytes { b in
-                    raw.encoding.deinterleave(
-                        b, frames: frames, channels: raw.channelCount, leftChannel: 0,
-                        rightChannel: min(1, raw.channelCount - 1), left: l, right: r)
+        let spool = try Spool(name: name)
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+        defer { chunk.deallocate() }
+        var copied = 0
+        var probe: [UInt8]? = raw == nil ? [] : nil
+        while true {
+            switch InputFile.read(0, into: chunk.baseAddress!, count: chunk.count, stopRequested: { false }) {
+            case .failed(let reason): throw .readFailed(path: name, reason: reason)
+            case .ended:
+                if let probe { try Self.probe(probe, name: name) }
+                try spool.becomeStandardInput()
+                return input
+            case .bytes(let n):
+                copied += n
+                guard copied <= limit else {
+                    throw .unreadable(path: name, reason: "longer than \(InputFile.describe(bytes: limit)); give the file name instead")
+                }
+                try spool.write(UnsafeRawBufferPointer(rebasing: chunk[0..<n]))
+                if let bytes = probe {
+                    let more = bytes + UnsafeRawBufferPointer(rebasing: chunk[0..<n])
+                    if more.count >= 1 << 20 {
+                        try Self.probe(more, name: name)
+                        probe = nil
+                    } else {
+                        probe = more
+                    }
                 }
             }
         }
-        return .samples(left: left, right: right, sampleRate: Double(raw.sampleRate), name: name)
+    }
+
+    /// Refuses, with libsndfile's reason, a stream whose first bytes do not open as a sound file.
+    private static func probe(_ bytes: [UInt8], name: String) throws(SoundFileError) {
+        if bytes.isEmpty { throw .empty(path: name) }
+        do {
+            _ = try SoundFile.open(stream: ByteStream(bytes: bytes), name: name)
+        } catch {
+            if case .unrecognized = error { throw error }
+        }
+    }
+
+    /// An unlinked temporary file that standard input is copied to.
+    private final class Spool {
+        let descriptor: Int32
+        let directory: String
+        let name: String
+
+        init(name: String) throws(SoundFileError) {
+            self.name = name
+            let directory = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+            self.directory = directory
+            var template = Array((directory + "/soundcompass-stdin-XXXXXX").utf8CString)
+            let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+            guard fd >= 0 else {
+                throw .readFailed(path: name, reason: "cannot create a temporary copy in \(directory): \(String(cString: strerror(errno)))")
+            }
+            template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+            descriptor = fd
+        }
+
+        deinit { if descriptor >= 0 { close(descriptor) } }
+
+        func write(_ bytes: UnsafeRawBufferPointer) throws(SoundFileError) {
+            var offset = 0
+            while offset < bytes.count {
+                let n = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else {
+                    throw .readFailed(
+                        path: name, reason: "writing a temporary copy in \(directory) failed: \(String(cString: strerror(errno)))")
+                }
+                offset += n
+            }
+        }
+
+        /// Makes the copy descriptor 0, read from its start.
+        func becomeStandardInput() throws(SoundFileError) {
+            guard lseek(descriptor, 0, SEEK_SET) == 0, dup2(descriptor, 0) == 0 else {
+                throw .readFailed(path: name, reason: "cannot read the temporary copy: \(String(cString: strerror(errno)))")
+            }
+        }
     }
 
     /// Opens the input from its start.
@@ -155,7 +221,7 @@ public enum CaptureInput: Sendable {
         case .rawPCM(let path, let encoding, let channelCount):
             let source = try SoundFileCaptureSource.open(
                 path: path, raw: RawPCMFormat(encoding: encoding, sampleRate: sampleRate, channelCount: channelCount ?? 2),
-                channels: channels, swap: swap, periodFrames: periodFrames)
+                channels: channels, swap: swap, periodFrames: periodFrames, stopRequested: stopRequested)
             (source as? RawPCMSource)?.stopRequested = stopRequested
             return source
         case .device(let name, let encoding, let channelCount):

@@ -273,13 +273,21 @@ public final class AnalysisSession {
     }
 
     /// What to say at the end: the source's new warnings, samples that had to be replaced,
-    /// and the IMU follower's remaining warnings.
-    public func finalWarnings() -> [String] {
+    /// the IMU follower's remaining warnings, and an input that ended before one analysis frame
+    /// (no records).
+    /// - Parameter stopped: the run was stopped (Ctrl-C) rather than reaching the end of its
+    ///   input; a stop before the first frame is not the input's shortness.
+    public func finalWarnings(stopped: Bool = false) -> [String] {
         var lines = newSourceWarnings()
         if analyzer.nonFiniteSampleCount > 0 {
             lines.append("\(source.name): \(analyzer.nonFiniteSampleCount) NaN/Inf samples were replaced by 0")
         }
         if let imuFollower { lines += imuFollower.newWarnings() + imuFollower.finalWarnings() }
+        if analyzer.framesAnalyzed == 0 && !stopped {
+            lines.append(
+                "\(source.name): shorter than one analysis frame (\(configuration.frameLength) samples); no records"
+                    + (analyzer.samplesProcessed == 0 ? " (the input ended before its first sample)" : ""))
+        }
         return lines
     }
 

@@ -31,6 +31,8 @@ package final class ByteStream {
     package private(set) var readError: String?
     /// Asked when a read is interrupted by a signal: `true` ends the stream.
     package var stopRequested: () -> Bool = { false }
+    /// True once the stream ended because ``stopRequested`` said so (Ctrl-C), not at its end.
+    package private(set) var stopped = false
 
     /// Bytes `[start, start + kept.count)` of the stream.
     private var kept: [UInt8]
@@ -94,7 +96,7 @@ package final class ByteStream {
             position += n
             return n
         }
-        fill(upTo: position + count)
+        fill(upTo: position &+ min(count, Int.max - position))
         let n = max(0, min(count, start + kept.count - position))
         if n > 0 {
             kept.withUnsafeBytes { destination.copyMemory(from: $0.baseAddress! + (position - start), byteCount: n) }
@@ -107,19 +109,26 @@ package final class ByteStream {
     /// Moves the read position (`whence` is `SEEK_SET`, `SEEK_CUR` or `SEEK_END`).
     /// - Returns: the new position, or -1 when the stream cannot go there.
     package func seek(_ offset: Int, whence: Int32) -> Int {
+        // Offsets come from headers (an RF64 ds64 data size near 2^63, say): add without trapping.
         let target: Int
+        let overflow: Bool
         switch whence {
-        case SEEK_SET: target = offset
-        case SEEK_CUR: target = position + offset
+        case SEEK_SET: (target, overflow) = (offset, false)
+        case SEEK_CUR: (target, overflow) = position.addingReportingOverflow(offset)
         case SEEK_END:
             guard let length = knownLength else { refusedSeek = true; return -1 }
-            target = length + offset
+            (target, overflow) = length.addingReportingOverflow(offset)
         default: return -1
+        }
+        if overflow {
+            // Far beyond anything a stream holds: as a far forward seek is, refused.
+            if offset > 0 { refusedSeek = true }
+            return -1
         }
         guard target >= 0 else { return -1 }
         if let length = knownLength, start == 0 {
             guard target <= length else { return -1 }
-        } else if target > start + kept.count + Self.forwardSeekLimit {
+        } else if target - Self.forwardSeekLimit > start + kept.count {
             refusedSeek = true
             return -1
         } else if target < start && target >= head.count {
@@ -135,7 +144,9 @@ package final class ByteStream {
         while !ended && start + kept.count < end {
             switch InputFile.read(descriptor, into: chunk.baseAddress!, count: chunk.count, stopRequested: stopRequested) {
             case .bytes(let n): kept.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[0..<n]))
-            case .ended: ended = true
+            case .ended:
+                ended = true
+                stopped = stopRequested()
             case .failed(let reason):
                 readError = reason
                 ended = true

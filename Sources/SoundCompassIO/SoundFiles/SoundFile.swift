@@ -20,6 +20,10 @@ final class SoundFile {
     let seekable: Bool
     /// The bytes read through virtual I/O (a pipe, memory), kept alive with the handle.
     private let stream: ByteStream?
+    /// True for an Ogg container (Vorbis, Opus), whose header declares no frame count to check.
+    var isOgg: Bool { format & Int32(SF_FORMAT_TYPEMASK) == Int32(SF_FORMAT_OGG) }
+    /// True when a pipe's stream ended because a stop was asked for (Ctrl-C), not at its end.
+    var stoppedEarly: Bool { stream?.stopped ?? false }
 
     private init(handle: OpaquePointer, path: String, info: SF_INFO, seekable: Bool = true, stream: ByteStream? = nil) {
         self.handle = handle
@@ -223,8 +227,11 @@ final class SoundFile {
             if let stream {
                 if let reason = stream.readError { throw .readFailed(path: path, reason: reason) }
                 if stream.refusedSeek { throw .needsSeeking(path: path, format: Self.formatName(of: stream.peek(12))) }
+                if stream.stopped { return 0 }
             }
-            throw .readFailed(path: path, reason: Self.lastErrorMessage(handle))
+            // A system error is a read error; anything else is the decoder giving up on the bytes.
+            if sf_error(handle) == Int32(SF_ERR_SYSTEM) { throw .readFailed(path: path, reason: Self.lastErrorMessage(handle)) }
+            throw .damaged(path: path, reason: Self.lastErrorMessage(handle))
         }
         if read == 0, let reason = stream?.readError { throw .readFailed(path: path, reason: reason) }
         return read
@@ -276,6 +283,8 @@ final class SoundFile {
         while text.last == "." || text.last?.isWhitespace == true { text.removeLast() }
         // "System error : No such file or directory": the system's reason is the message.
         if text.hasPrefix("System error :") { text = String(text.dropFirst("System error :".count).drop(while: \.isWhitespace)) }
+        // "Error : flac decoder lost sync": the words after the label are the message.
+        if text.hasPrefix("Error :") { text = String(text.dropFirst("Error :".count).drop(while: \.isWhitespace)) }
         if text.isEmpty { text = "unknown error" }
         return text
     }

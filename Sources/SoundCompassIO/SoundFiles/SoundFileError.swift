@@ -29,6 +29,9 @@ public enum SoundFileError: Error, Equatable, CustomStringConvertible {
     case sampleRateTooHigh(path: String, rate: Int)
     /// Reading failed part way; `reason` is libsndfile's message.
     case readFailed(path: String, reason: String)
+    /// The decoder gave up on the file before any audio (a FLAC that loses sync, say); `reason`
+    /// is libsndfile's message. Damage after some audio ends the audio with a warning instead.
+    case damaged(path: String, reason: String)
     /// The file could not be created; `reason` is libsndfile's message.
     case cannotCreate(path: String, reason: String)
     /// Writing failed part way; `reason` is libsndfile's message.
@@ -61,7 +64,7 @@ public enum SoundFileError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .notFound(let p), .unreadable(let p, _), .empty(let p), .unrecognized(let p, _), .noAudio(let p),
             .tooFewChannels(let p, _), .channelOutOfRange(let p, _, _), .sameChannelTwice(let p, _),
-            .sampleRateTooLow(let p, _), .sampleRateTooHigh(let p, _), .readFailed(let p, _),
+            .sampleRateTooLow(let p, _), .sampleRateTooHigh(let p, _), .readFailed(let p, _), .damaged(let p, _),
             .cannotCreate(let p, _), .writeFailed(let p, _), .needsSeeking(let p, _), .rawChannelOutOfRange(let p, _, _),
             .implausibleSamples(let p, _, _, _, _), .mostlyNonFinite(let p, _, _, _), .startBeyondEnd(let p, _, _),
             .tooManyChannels(let p, _), .periodTooLarge(let p, _, _), .unusableHeader(let p, _):
@@ -84,6 +87,7 @@ public enum SoundFileError: Error, Equatable, CustomStringConvertible {
         case .sampleRateTooLow(_, let rate): "sample rate \(rate) Hz is below the supported minimum of 8000 Hz"
         case .sampleRateTooHigh(_, let rate): "sample rate \(rate) Hz is above the supported maximum of 768000 Hz"
         case .readFailed(_, let reason): "read failed: \(reason)"
+        case .damaged(_, let reason): "damaged: no audio could be decoded (\(reason))"
         case .cannotCreate(_, let reason): "cannot be created: \(reason)"
         case .writeFailed(_, let reason): "write failed: \(reason)"
         case .needsSeeking(_, let format):

@@ -31,6 +31,8 @@ public final class SoundFileReader: StereoSource {
     private let file: SoundFile
     private var interleaved: [Float] = []
     private var truncationReported = false
+    /// True once the end of the audio was checked for what was lost.
+    private var endChecked = false
 
     /// Opens a file and checks that it can feed a stereo analysis.
     /// - Parameters:
@@ -114,8 +116,17 @@ public final class SoundFileReader: StereoSource {
             interleaved = [Float](repeating: 0, count: frames * channels)
         }
         let l = channelPair.left - 1, r = channelPair.right - 1
+        let framesBefore = framesRead
         let got = try interleaved.withUnsafeMutableBufferPointer { buffer throws(SoundFileError) -> Int in
-            let got = try file.readFrames(into: buffer.baseAddress!, frames: frames)
+            let got: Int
+            do throws(SoundFileError) {
+                got = try file.readFrames(into: buffer.baseAddress!, frames: frames)
+            } catch {
+                // The decoder gave up part way (a FLAC that loses sync): the audio ends here.
+                guard case .damaged(_, let reason) = error, framesBefore > 0 else { throw error }
+                noteLoss("decoding stopped (\(reason))")
+                return 0
+            }
             var i = 0
             if channels == 2, l == 0, r == 1, let lp = left.baseAddress, let rp = right.baseAddress {
                 // A stereo file in order: eight frames at a time.
@@ -135,12 +146,48 @@ public final class SoundFileReader: StereoSource {
             return got
         }
         framesRead += got
-        if got == 0, framesRead < file.declaredFrames, !truncationReported {
-            warnings.append(
-                "\(name): file is truncated (header declares \(file.declaredFrames) frames, \(framesRead) present); analysed what is there")
-            truncationReported = true
+        if got == 0, !endChecked, !truncationReported, !file.stoppedEarly {
+            endChecked = true
+            // Once, at the end: only Ogg needs its log read (no allocation for the others).
+            if file.isOgg, let loss = Self.lossNote(file.logInfo) {
+                noteLoss(loss)
+            } else if framesRead < file.declaredFrames {
+                warnings.append(
+                    "\(name): file is truncated (header declares \(file.declaredFrames) frames, \(framesRead) present); analysed what is there")
+                truncationReported = true
+            }
         }
         return got
+    }
+
+    /// One warning for audio lost to damage or truncation the header's frame count does not
+    /// show: what was lost, and how much was analysed.
+    private func noteLoss(_ what: String) {
+        guard !truncationReported else { return }
+        truncationReported = true
+        let seconds = formatTrimmed(Double(framesRead) / sampleRate, 3)
+        let declared = file.declaredFrames > framesRead ? "; the header declares \(file.declaredFrames)" : ""
+        warnings.append("\(name): file is damaged or truncated: \(what); analysed the \(framesRead) frames that decoded (\(seconds) s\(declared))")
+    }
+
+    /// What libsndfile's log says was lost in a container whose header gives no frame count to
+    /// check (Ogg): a stream that ends without its end-of-stream page (cut short), or bytes
+    /// skipped as unreadable (damaged pages).
+    static func lossNote(_ log: String) -> String? {
+        var skipped = 0, holes = 0, unterminated = false
+        for line in log.split(whereSeparator: \.isNewline) {
+            if line.contains("without an End-Of-Stream flag") { unterminated = true }
+            if line.contains("reports a hole") { holes += 1 }
+            if line.contains("Skipped"), line.contains("looking for the next page") {
+                skipped += line.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }.first ?? 0
+            }
+        }
+        var parts: [String] = []
+        if skipped > 0 || holes > 0 {
+            parts.append("\(skipped) bytes in \(max(holes, 1)) place\(max(holes, 1) == 1 ? "" : "s") could not be decoded and were skipped")
+        }
+        if unterminated { parts.append("the Ogg stream ends without its end-of-stream page (cut short)") }
+        return parts.isEmpty ? nil : parts.joined(separator: "; ")
     }
 
     /// Passes over the next `frames` frames: seeks in a file, reads and discards from a pipe.
