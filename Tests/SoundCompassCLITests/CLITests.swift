@@ -1,4 +1,5 @@
 import Foundation
+import SoundCompass
 import Testing
 import TestSupport
 
@@ -130,5 +131,59 @@ struct CLITests {
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(process.terminationStatus == 0)
         #expect(!stderr.contains("error"), "\(stderr)")
+    }
+}
+
+// MARK: - Issue 30, item 16: a synthesised mix that reaches full scale
+
+extension CLITests {
+    /// Both channels of a sound file, read through the library's span form.
+    static func samples(_ path: String) throws -> (left: [Float], right: [Float]) {
+        let reader = try SoundFileReader(path: path)
+        var left = [Float](repeating: 0, count: 4096), right = left
+        var leftSpan = left.mutableSpan, rightSpan = right.mutableSpan
+        var all: (left: [Float], right: [Float]) = ([], [])
+        while true {
+            let n = try reader.read(left: &leftSpan, right: &rightSpan)
+            if n == 0 { return all }
+            for i in 0..<n {
+                all.left.append(leftSpan[i])
+                all.right.append(rightSpan[i])
+            }
+        }
+    }
+
+    static func peak(_ signal: (left: [Float], right: [Float])) -> Float {
+        max(signal.left.reduce(0) { max($0, abs($1)) }, signal.right.reduce(0) { max($0, abs($1)) })
+    }
+
+    /// `synth talk.wav --source speech@-30 --snr 20` peaked at 1.245 (+1.9 dBFS) in its float
+    /// WAV, and its FLAC and 16-bit versions clipped silently.
+    @Test("synth scales a mix that reaches full scale to peak at −1 dBFS, says so, and every format holds the same samples")
+    func synthKeepsBelowFullScale() throws {
+        let directory = TemporaryDirectory()
+        let arguments = ["--source", "speech@-30", "--duration", "6", "--snr", "20"]   // the tour's talk.wav
+        let float = directory.path("talk.wav"), flac = directory.path("talk.flac"), s16 = directory.path("talk16.wav")
+        let run = try CLI.run(["synth", float] + arguments)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("talk.wav: the mix peaked at +1.9 dBFS (1.245 of full scale), so the whole render was scaled by -2.9 dB"), "\(run.stderr)")
+        #expect(try CLI.run(["synth", flac, "-q"] + arguments).status == 0)
+        #expect(try CLI.run(["synth", s16, "-q", "--sample-format", "s16le"] + arguments).status == 0)
+        let reference = try Self.samples(float)
+        #expect(abs(Self.peak(reference) - 0.8913) < 1e-4, "peak \(Self.peak(reference))")
+        // The integer versions are the float one, rounded: nothing clipped or wrapped.
+        for (path, step) in [(flac, Float(1) / 8_388_608), (s16, Float(1) / 32768)] {
+            let copy = try Self.samples(path)
+            #expect(copy.left.count == reference.left.count)
+            let worst = zip(copy.left + copy.right, reference.left + reference.right).reduce(Float(0)) { max($0, abs($1.0 - $1.1)) }
+            #expect(worst <= step, "\(path): largest difference \(worst)")
+        }
+        // The truth is the scene's, whatever the gain; a quieter mix is not touched.
+        let quiet = directory.path("quiet.wav")
+        let quietRun = try CLI.run(["synth", quiet, "--level", "-30"] + arguments)
+        #expect(quietRun.status == 0 && !quietRun.stderr.contains("peaked"), "\(quietRun.stderr)")
+        #expect(Self.peak(try Self.samples(quiet)) < 1)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: directory.path("talk.truth.csv")))
+            == Data(contentsOf: URL(fileURLWithPath: directory.path("quiet.truth.csv"))))
     }
 }
