@@ -162,9 +162,19 @@ enum Diagnostics {
         }
     }
 
-    static func error(_ message: String) { write("soundcompass: error: \(message)\n") }
-    static func warning(_ message: String) { write("soundcompass: warning: \(message)\n") }
-    static func note(_ message: String) { write("soundcompass: \(message)\n") }
+    static func error(_ message: String) { writeLine("soundcompass: error: \(message)") }
+    static func warning(_ message: String) { writeLine("soundcompass: warning: \(message)") }
+    static func note(_ message: String) { writeLine("soundcompass: \(message)") }
+
+    /// Writes `line` and a newline; on a terminal, broken at spaces to fit its width (the
+    /// continuations indented), so that no line wraps mid-word. A pipe or file gets it whole.
+    static func writeLine(_ line: String) {
+        if capture == nil, let columns = standardErrorColumns() {
+            write(wrapLines(line, columns: columns) + "\n")
+        } else {
+            write(line + "\n")
+        }
+    }
 
     static var isTerminal: Bool { isatty(2) == 1 }
 
