@@ -185,4 +185,41 @@ struct OutputViewTests {
         #expect(records.allSatisfy { Self.columns($0) <= 80 && $0.contains("  low") && $0.contains("  speech") })
         #expect(records.contains { $0.contains("high* +35°") }, "the noise at +35° in the high band")
     }
+
+    /// The lines a terminal shows, escape sequences removed, split at "\n" and "\r".
+    static func terminalLines(_ output: String) -> [Substring] {
+        output.replacing(/\x{1B}\[[0-9;?]*[A-Za-z]/, with: "").split(whereSeparator: { $0 == "\n" || $0 == "\r" })
+    }
+
+    /// Issue 30, item 20: on an 80-column terminal `analyze`'s settings line was 85 columns
+    /// ("soundcompass: talk.wav: 48000 Hz; frame 2048 (43 ms), hop 1024 (21 ms), spaced 0.15 m")
+    /// and wrapped mid-word; so did synth's "wrote …" line and calibrate's first line.
+    @Test("stderr's lines fit the terminal (COLUMNS 80 and 60), broken at spaces; a pipe gets them whole", arguments: [80, 60])
+    func stderrFitsTheTerminal(columns: Int) throws {
+        let directory = TemporaryDirectory()
+        let wav = directory.path("talk.wav"), binaural = directory.path("head.wav")
+        let environment = ["COLUMNS": "\(columns)"]
+        let commands: [[String]] = [
+            ["synth", wav, "--source", "speech@-40@0.5-3.5", "--source", "pink@-60:60@4-7.5", "--duration", "8", "--snr", "15"],
+            ["synth", binaural, "--array", "binaural", "--source", "speech@45", "--duration", "2"],
+            ["analyze", binaural, "--array", "binaural", "--summary"],
+            ["analyze", wav, "--summary"],
+        ]
+        for arguments in commands {
+            let lines = Self.terminalLines(try PTY.run(arguments, suffix: "> /dev/null", environment: environment))
+            #expect(!lines.isEmpty)
+            let wide = lines.filter { Self.columns($0) > columns }
+            #expect(wide.isEmpty, "\(arguments[0]): \(wide)")
+        }
+        // The settings line is all there, in order, across its lines.
+        let shown = try PTY.run(["analyze", wav, "--summary"], suffix: "> /dev/null", environment: environment)
+        // (A break at a space or within a word longer than a line, such as the temporary path.)
+        let unspaced = { (text: String) in text.replacingOccurrences(of: "\n    ", with: "").replacingOccurrences(of: " ", with: "") }
+        let settings = "soundcompass: \(wav): 48000 Hz; frame 2048 (43 ms), hop 1024 (21 ms), spaced 0.15 m\n"
+        #expect(unspaced(shown).contains(unspaced(settings)), "\(shown)")
+        // A pipe takes lines of any length: one line, unbroken.
+        let piped = try CLI.run(["synth", directory.path("piped.wav"), "--source", "speech@-40@0.5-3.5", "--source", "pink@-60:60@4-7.5", "--duration", "8"], environment: environment)
+        #expect(piped.status == 0)
+        #expect(piped.stderrLines.contains { $0.hasPrefix("soundcompass: wrote ") && $0.hasSuffix("piped.truth.sources.csv") }, "\(piped.stderr)")
+    }
 }

@@ -50,4 +50,64 @@ struct ReadmeTourTests {
             #expect(!r.stderr.contains("soundcompass: error:"), "\(command)\n\(r.stderr)")
         }
     }
+
+    // MARK: - Issue 30, items 13 and 14: the tool on PATH, and what the tour calls
+
+    static let repository = readme.deletingLastPathComponent()
+
+    /// Runs `command` with bash in the repository, with only `path` as PATH (so that no
+    /// `soundcompass` installed on this machine is found).
+    static func bash(_ command: String, path: String) throws -> CLI.Result {
+        try CLI.runExecutable(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            ["PATH=\(path)", "HOME=/nonexistent", "/bin/bash", "-c", "cd \"\(repository.path)\" && " + command])
+    }
+
+    @Test("scripts/install puts soundcompass on PATH (idempotent), and scripts/demo runs it before the tour needs it")
+    func installPutsTheToolOnPath() throws {
+        let directory = TemporaryDirectory()
+        let prefix = directory.path("prefix")
+        let path = "\(prefix)/bin:/usr/bin:/bin"
+        let install = "scripts/install --prefix '\(prefix)' --binary '\(CLI.executable.path)'"
+        let first = try Self.bash(install, path: path)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stderr.contains("installed \(prefix)/bin/soundcompass"), "\(first.stderr)")
+        #expect(first.stderr.contains("'soundcompass' is on PATH"), "\(first.stderr)")
+        let again = try Self.bash(install, path: path)
+        #expect(again.status == 0 && again.stderr.contains("is up to date"), "\(again.stderr)")
+        // A shell finds it by name, and it is the built program.
+        let run = try Self.bash("soundcompass synth '\(directory.path("t.wav"))' --duration 0.5 -q && command -v soundcompass", path: path)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout == "\(prefix)/bin/soundcompass\n")
+        // A prefix not on PATH: the install says the exact line that puts it there.
+        let elsewhere = try Self.bash(install, path: "/usr/bin:/bin")
+        #expect(elsewhere.status == 0)
+        #expect(elsewhere.stderr.contains("export PATH=\"\(prefix)/bin:$PATH\""), "\(elsewhere.stderr)")
+        // scripts/demo installs; the README says so in its set-up section, before the tour.
+        let demo = try String(contentsOf: Self.repository.appendingPathComponent("scripts/demo"), encoding: .utf8)
+        #expect(demo.contains("\nscripts/install"))
+        let text = try String(contentsOf: Self.readme, encoding: .utf8)
+        let setUp = try #require(text.range(of: "## Set-up: two commands")), tour = try #require(text.range(of: "## A short tour"))
+        let installStep = try #require(text.range(of: "scripts/install"))
+        #expect(setUp.upperBound < installStep.lowerBound && installStep.upperBound < tour.lowerBound)
+    }
+
+    /// The programs other than `soundcompass` that tour lines call, and the Debian package of each.
+    static let tourPrograms = ["arecord": "alsa-utils", "jq": "jq"]
+
+    @Test("every program the tour calls is soundcompass, a base tool, or installed by the set-up commands")
+    func tourProgramsComeWithSetUp() throws {
+        let installDeps = try String(contentsOf: Self.repository.appendingPathComponent("scripts/install-deps"), encoding: .utf8)
+        let line = try #require(installDeps.split(separator: "\n").first { $0.hasPrefix("packages=(") })
+        let packages = Set(line.dropFirst("packages=(".count).dropLast().split(separator: " ").map(String.init))
+        let base: Set = ["soundcompass", "cat", "cd", "head", "sort"]
+        for command in try Self.tourCommands() {
+            for stage in command.split(separator: "|") {
+                let program = String(stage.split(separator: " ").first ?? "")
+                if base.contains(program) { continue }
+                let package = try #require(Self.tourPrograms[program], "the tour calls \(program): say which package has it")
+                #expect(packages.contains(package), "the tour calls \(program) (\(package)), which scripts/install-deps does not install")
+            }
+        }
+    }
 }

@@ -78,4 +78,41 @@ struct ReadmeTruthTests {
         ])
         #expect(untruthful.status == 0 && !untruthful.stderr.contains("warning"))
     }
+
+    /// Issue 30, item 18: in the README's test.wav source 1 stayed `active` after the speech,
+    /// the sweep's source lagged it by about 6°, and ids swapped where the sweep crossed −40°.
+    /// OutputFormat.md explains each with figures; they must stay what the engine does.
+    @Test("OutputFormat.md's account of test.wav's sources holds: hangover, the sweep's lag with both windows, no ghost with 0.1 s")
+    func readmeSourcesAsExplained() throws {
+        let page = try String(contentsOf: ExampleTests.repository.appendingPathComponent("Docs/OutputFormat.md"), encoding: .utf8)
+        let hangover = try #require(page.firstMatch(of: /stays `active` until ([0-9.]+) s/).flatMap { Double($0.output.1) })
+        let lags = page.matches(of: /\(median\s+([0-9.]+)°,\s+at most\s+([0-9.]+)°/).compactMap { Double($0.output.1) }
+        try #require(lags.count == 2, "the page gives the lag for the default window and for 0.1 s")
+        let directory = TemporaryDirectory()
+        #expect(try CLI.run(try Self.readmeSynthArguments(in: directory) + ["-q"]).status == 0)
+        func sweep(_ t: Double) -> Double { -60 + (t - 4) * 120 / 3.5 }
+        for (window, statedLag) in [(nil, lags[0]), ("0.1", lags[1])] {
+            let result = try CLI.run(
+                ["analyze", directory.path("test.wav"), "--format", "jsonl", "-q"] + (window.map { ["--source-window", $0] } ?? []))
+            #expect(result.status == 0)
+            var lastSpeech = 0.0, lag: [Double] = [], ghosts = 0
+            for record in try CLITests.parseJSONLines(result.stdout) {
+                let time = record["time"] as! Double
+                let sources = (record["sources"] as! [[String: Any]]).filter { $0["active"] as! Bool }
+                let azimuths = sources.map { $0["azimuth"] as! Double }
+                if time < 4.1, azimuths.contains(where: { abs($0 + 40) < 5 }) { lastSpeech = time }
+                if time > 4.5, time < 7.4, let nearest = azimuths.min(by: { abs($0 - sweep(time)) < abs($1 - sweep(time)) }) {
+                    lag.append(sweep(time) - nearest)
+                    ghosts += azimuths.filter { abs($0 - sweep(time)) > 10 }.count
+                }
+            }
+            #expect(abs(median(lag) - statedLag) <= 0.5, "window \(window ?? "0.3"): lag \(median(lag))°, the page says \(statedLag)°")
+            if window == nil {
+                #expect(abs(lastSpeech - hangover) <= 0.05, "source 1 last active at \(lastSpeech) s, the page says \(hangover) s")
+                #expect(ghosts > 0, "the page describes the ghost at −39.4°")
+            } else {
+                #expect(ghosts == 0)
+            }
+        }
+    }
 }

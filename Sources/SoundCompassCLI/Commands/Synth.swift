@@ -183,12 +183,26 @@ extension SoundCompassCommand {
                         path: outputFile, reason: reason.hasPrefix(prefix) ? String(reason.dropFirst(prefix.count)) : reason)
                 }
                 try finishingOutput(staged) {
-                    let writer = try SoundFileWriter(
-                        path: staged.writingPath, name: outputFile, sampleRate: Int(scene.sampleRate), channels: 2, format: format)
-                    // Block by block: memory stays bounded however long the recording.
-                    let write = { (block: StereoSignal) throws(SoundFileError) in try writer.write(channels: [block.left, block.right]) }
-                    if let listener { try listener.render(mismatch: rig, write) } else { try scene.render(mismatch: rig, write) }
-                    writer.close()
+                    // Block by block: memory stays bounded however long the recording. The mix's
+                    // peak is measured as it is written; a mix that reaches full scale is rendered
+                    // again (the render is deterministic), scaled whole to peak at `Self.peakCeiling`.
+                    let render = { (body: (StereoSignal) throws -> Void) throws in
+                        if let listener { try listener.render(mismatch: rig, body) } else { try scene.render(mismatch: rig, body) }
+                    }
+                    var peak: Float = 0
+                    try writeSoundFile(to: staged.writingPath, format: format, sampleRate: scene.sampleRate) { write in
+                        try render { block in
+                            peak = max(peak, Self.peak(block.left), Self.peak(block.right))
+                            try write(block.left, block.right)
+                        }
+                    }
+                    if peak >= 1 {
+                        let gain = Self.peakCeiling / peak
+                        try writeSoundFile(to: staged.writingPath, format: format, sampleRate: scene.sampleRate) { write in
+                            try render { block in try write(block.left.map { $0 * gain }, block.right.map { $0 * gain }) }
+                        }
+                        if !verbosity.quiet { Diagnostics.note(Self.normalisationNote(outputFile, peak: peak, gain: gain)) }
+                    }
                 }
                 let truthPath = truth ?? Self.defaultTruthPath(for: outputFile)
                 if truthPath != "none" {
@@ -215,6 +229,34 @@ extension SoundCompassCommand {
                         + (written.isEmpty ? "" : " and " + written.joined(separator: " and ")))
                 }
             }
+        }
+
+        /// The peak a mix that reaches full scale is scaled to: −1 dBFS, the usual ceiling for
+        /// a master, which leaves room for the rounding of integer formats and for lossy codecs'
+        /// overshoot.
+        static let peakCeiling = Float(0.891_250_938)   // 10^(−1/20)
+
+        /// Largest magnitude of `samples`.
+        static func peak(_ samples: [Float]) -> Float { samples.reduce(0) { max($0, abs($1)) } }
+
+        /// What synth says when it scaled the mix.
+        static func normalisationNote(_ path: String, peak: Float, gain: Float) -> String {
+            let dB = { (x: Float) in formatFixedCLI(20 * log10(Double(x)), 1) }
+            return "\(path): the mix peaked at \(dB(peak).hasPrefix("-") ? "" : "+")\(dB(peak)) dBFS (\(formatFixedCLI(Double(peak), 3)) of full scale), "
+                + "so the whole render was scaled by \(dB(gain)) dB to peak at -1.0 dBFS and no format clips it; "
+                + "the sources are \(dB(1 / gain)) dB below --level (the SNR holds), and the truth is unchanged"
+        }
+
+        /// Creates (or replaces) the sound file at `path` (the output's temporary name; messages
+        /// name OUTPUT) and passes `body` a function that writes one block of left and right samples.
+        func writeSoundFile(
+            to path: String, format: SoundFileWriter.Format, sampleRate: Double,
+            _ body: (_ write: ([Float], [Float]) throws -> Void) throws -> Void
+        ) throws {
+            let writer = try SoundFileWriter(
+                path: path, name: outputFile, sampleRate: Int(sampleRate), channels: 2, format: format)
+            try body { left, right in try writer.write(channels: [left, right]) }
+            writer.close()
         }
 
         func makeScene() -> Scene {

@@ -178,12 +178,22 @@ enum Diagnostics {
 
     // Every message is one line; what it quotes from outside (a file name, a CSV cell, an
     // option's value) has its control characters escaped here, the one place all pass through.
-    static func error(_ message: String) { write("soundcompass: error: \(escaped(message))\n") }
-    static func warning(_ message: String) { write("soundcompass: warning: \(escaped(message))\n") }
-    static func note(_ message: String) { write("soundcompass: \(escaped(message))\n") }
+    static func error(_ message: String) { writeLine("soundcompass: error: \(escaped(message))") }
+    static func warning(_ message: String) { writeLine("soundcompass: warning: \(escaped(message))") }
+    static func note(_ message: String) { writeLine("soundcompass: \(escaped(message))") }
 
     /// `text` with control characters (newlines, ESC, BEL, …) shown as escapes (see ``MessageText``).
     static func escaped(_ text: String) -> String { MessageText.escaped(text) }
+
+    /// Writes `line` and a newline; on a terminal, broken at spaces to fit its width (the
+    /// continuations indented), so that no line wraps mid-word. A pipe or file gets it whole.
+    static func writeLine(_ line: String) {
+        if capture == nil, let columns = standardErrorColumns() {
+            write(wrapLines(line, columns: columns) + "\n")
+        } else {
+            write(line + "\n")
+        }
+    }
 
     static var isTerminal: Bool { isatty(2) == 1 }
 

@@ -61,7 +61,7 @@ final class FileBatchReporter: Sendable {
                 while state.nextToPrint < state.blocks.count, let block = state.blocks[state.nextToPrint] {
                     if !block.isEmpty {
                         state.bar.finish()
-                        Diagnostics.write(block)
+                        Diagnostics.write(standardErrorColumns().map { wrapLines(block, columns: $0) } ?? block)
                     }
                     state.blocks[state.nextToPrint] = ""
                     state.nextToPrint += 1
