@@ -100,7 +100,7 @@ extension HostileInputTests {
         ] {
             let run = try Self.bounded(command, in: directory)
             #expect(run.result.status == 0 || command[0] == "calibrate", "\(command): \(run.result.stderr)")
-            if let peak = run.peakKilobytes { #expect(peak <= boundKB, "\(command[0]): peak RSS \(peak) kB") }
+            if let peak = run.peakKilobytes { #expect(peak <= boundKB * memoryBoundScale, "\(command[0]): peak RSS \(peak) kB") }
         }
         let shortDirectory = TemporaryDirectory()
         let short = try Self.stereoWAV(shortDirectory, seconds: "1")

@@ -191,6 +191,37 @@ struct OutputViewTests {
         output.replacing(/\x{1B}\[[0-9;?]*[A-Za-z]/, with: "").split(whereSeparator: { $0 == "\n" || $0 == "\r" })
     }
 
+    /// Issue 30, item 20, the rest: every command's help, `devices`, `calibrate`'s fit table
+    /// (84 columns, and wider for a binaural fit) and the live compass's readout (82) did not fit
+    /// 80 columns.
+    @Test("on an 80-column terminal every line fits: help, devices, calibrate's table, the live compass")
+    func everythingFitsEightyColumns() throws {
+        try PTY.require()
+        let directory = TemporaryDirectory()
+        let sweep = directory.path("sweep.wav"), head = directory.path("head.wav"), talk = directory.path("talk.wav")
+        for arguments in [
+            ["synth", sweep, "--source", "pink@-70:70", "--duration", "8", "--spacing", "0.17", "-q"],
+            ["synth", head, "--array", "binaural", "--source", "pink@-70:70", "--duration", "8", "-q"],
+            ["synth", talk, "--source", "speech@-30", "--duration", "2", "-q"],
+        ] {
+            #expect(try CLI.run(arguments).status == 0)
+        }
+        let truth = { (wav: String) in String(wav.dropLast(4)) + ".truth.csv" }
+        let commands: [[String]] = [
+            ["--help"], ["analyze", "--help"], ["trace", "--help"], ["calibrate", "--help"], ["live", "--help"],
+            ["synth", "--help"], ["devices", "--help"], ["devices"],
+            ["calibrate", sweep, "--truth", truth(sweep)],
+            ["calibrate", head, "--array", "binaural", "--truth", truth(head)],
+            ["live", "--input", talk],
+        ]
+        for arguments in commands {
+            let lines = Self.terminalLines(try PTY.run(arguments, environment: ["COLUMNS": "80"]))
+            #expect(lines.count > 3, "\(arguments)")
+            let wide = lines.filter { Self.columns($0) > 80 }
+            #expect(wide.isEmpty, "\(arguments): \(wide.map { "\(Self.columns($0)): \($0)" })")
+        }
+    }
+
     /// Issue 30, item 20: on an 80-column terminal `analyze`'s settings line was 85 columns
     /// ("soundcompass: talk.wav: 48000 Hz; frame 2048 (43 ms), hop 1024 (21 ms), spaced 0.15 m")
     /// and wrapped mid-word; so did synth's "wrote …" line and calibrate's first line.

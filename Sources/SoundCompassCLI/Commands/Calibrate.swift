@@ -123,13 +123,15 @@ extension SoundCompassCommand {
                 ?? "truth \(signed(fit.lateralRange.lowerBound))…\(signed(fit.lateralRange.upperBound))° (lateral, 5–95 %)"
             Diagnostics.note(
                 "calibrate \(file): \(fit.frameCount) confident frames of \(measurement.activeFrames) active (\(measurement.frames) in all); \(range)")
-            var header = ["", binaural ? "head radius" : "spacing", "delay offset", "gain offset"]
-            if hasILDGain { header.append("ILD gain") }
-            if hasPattern { header += ["pattern", "angle"] }
-            header += ["median error", "90th pct", "frames"]
-            func row(_ label: String, _ model: ArrayModel, _ errors: AzimuthErrors?) -> [String] {
+            // One row per parameter and one column per model (nominal, fitted, the fit's standard
+            // error): four columns whatever the array, so the table fits an 80-column terminal.
+            var names = [binaural ? "head radius" : "spacing", "delay offset", "gain offset"]
+            if hasILDGain { names.append("ILD gain") }
+            if hasPattern { names += ["pattern", "angle"] }
+            names += ["median error", "90th pct", "frames"]
+            func column(_ model: ArrayModel, _ errors: AzimuthErrors?) -> [String] {
                 var cells = [
-                    label, "\(formatFixedCLI(binaural ? model.headRadiusMeters : model.spacingMeters, 4)) m",
+                    "\(formatFixedCLI(binaural ? model.headRadiusMeters : model.spacingMeters, 4)) m",
                     "\(formatFixedCLI(model.delayOffsetSeconds * 1e6, 1)) µs", "\(formatFixedCLI(model.gainOffsetDecibels, 2)) dB",
                 ]
                 if hasILDGain { cells.append(formatFixedCLI(model.ildGain, 2)) }
@@ -147,15 +149,21 @@ extension SoundCompassCommand {
                 guard let e = fit.standardErrors[p] else { return "held" }
                 return "±\(formatSignificant(e * scale, 2))\(unit)"
             }
-            var rows = [header, row("nominal", nominal, before), row("fitted", fit.array, after)]
-            var errors = ["std. error", error(.spacing, 1, 4, " m"), error(.delay, 1e6, 1, " µs"), error(.gain, 1, 2, " dB")]
+            var errors = [error(.spacing, 1, 4, " m"), error(.delay, 1e6, 1, " µs"), error(.gain, 1, 2, " dB")]
             if hasILDGain { errors.append(error(.ildGain, 1, 2, "")) }
             if hasPattern {
                 errors.append(error(.pattern, 1, 3, ""))
                 errors.append(fit.includedAngleStandardError.map { "±\(formatSignificant($0, 2))°" } ?? "held")
             }
-            rows.append(errors + ["", "", ""])
-            for line in Table.render(rows) { Diagnostics.write("  " + Diagnostics.escaped(line) + "\n") }
+            errors += ["", "", ""]
+            let nominalColumn = column(nominal, before), fittedColumn = column(fit.array, after)
+            let rows = [["", "nominal", "fitted", "std. error"]]
+                + names.indices.map { [names[$0], nominalColumn[$0], fittedColumn[$0], errors[$0]] }
+            for line in Table.render(rows) {
+                // The std. error column is empty in the error rows: no trailing blanks.
+                let trimmed = String(line.reversed().drop { $0 == " " }.reversed())
+                Diagnostics.write("  " + Diagnostics.escaped(trimmed) + "\n")
+            }
         }
     }
 }

@@ -16,8 +16,9 @@ extension SoundCompassCommand {
             let out = LineSink.standardOutput()
             var text = ""
             if found.cards.isEmpty {
-                text += "No sound cards: ALSA sees none on this machine, so there is nothing to capture from.\n"
-                text += "A recording can still be replayed through the live path with ALSA's file plugin (see Docs/Live.md).\n"
+                text += "No sound cards: ALSA sees none on this machine, so there is nothing to\n"
+                text += "capture from. A recording can still be replayed through the live path with\n"
+                text += "ALSA's file plugin (see Docs/Live.md).\n"
             } else {
                 text += "Sound cards:\n"
                 for card in found.cards {

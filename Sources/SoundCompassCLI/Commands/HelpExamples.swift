@@ -20,7 +20,7 @@ enum HelpExamples {
             [
                 ("soundcompass live", "a compass from the default capture device"),
                 ("soundcompass live --device hw:1,0 --format jsonl", "records from a sound card's device"),
-                ("arecord -f S16_LE -c 2 -r 48000 -t raw | soundcompass live --input - --raw-format s16le", "raw PCM on stdin"),
+                ("arecord -f S16_LE -c 2 -r 48000 -t raw |\n      soundcompass live --input - --raw-format s16le", "raw PCM on stdin"),
             ]
         case is SoundCompassCommand.Trace.Type:
             [
@@ -41,7 +41,7 @@ enum HelpExamples {
             ]
         case is SoundCompassCommand.Synth.Type:
             [
-                ("soundcompass synth test.wav --source speech@-40@0.5-3.5 --source pink@-60:60@4-7.5 --duration 8", "speech, then a sweep; + test.truth.csv"),
+                ("soundcompass synth test.wav --duration 8 \\\n      --source speech@-40@0.5-3.5 --source pink@-60:60@4-7.5", "speech, then a sweep; + test.truth.csv"),
                 ("soundcompass synth talk.flac --source speech@30 --snr 20", "FLAC, from the extension"),
                 ("soundcompass synth turn.wav --source speech@140 --turn 30:4@1", "a turning listener, + turn.imu.csv"),
             ]

@@ -82,7 +82,7 @@ struct AnalysisOptions: ParsableArguments {
     var gate: Double = -70
 
     @Option(help: ArgumentHelp(
-        "Frequency bands for per-band bearings, NAME:LOW-HIGH in Hz, comma-separated, or 'none' (default low:100-500,speech:500-3000,alert:3000-8000,high:8000-16000; bands above 0.45·fs are dropped).",
+        "Frequency bands for per-band bearings, NAME:LOW-HIGH in Hz, comma-separated, or 'none' (default: low 100–500, speech 500–3000, alert 3000–8000 and high 8000–16000 Hz; bands above 0.45·fs are dropped).",
         valueName: "bands"))
     var bands: String?
 

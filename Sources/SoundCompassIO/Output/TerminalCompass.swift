@@ -244,8 +244,14 @@ package final class TerminalCompass {
         appendMeter(confidence, cells: 10)
         append("  level ")
         appendNumber(max(-160, level), decimals: 1)
-        append(" dBFS ")
-        appendMeter((level + 80) / 80, cells: 16)
+        append(" dBFS")
+        // The rest of the readout takes 67 columns: the level meter gets what the width leaves,
+        // up to 16 cells (12 on an 80-column terminal), and none below 4.
+        let levelCells = min(16, width - 67)
+        if levelCells >= 4 {
+            append(" ")
+            appendMeter((level + 80) / 80, cells: levelCells)
+        }
         endLine()
     }
 
