@@ -31,26 +31,12 @@ struct HostileInputTests {
     }
 
     static func bounded(_ arguments: [String], stdin: String = "/dev/null", in directory: TemporaryDirectory) throws -> Bounded {
-        let rssFile = directory.path("rss-\(UUID().uuidString).txt")
         // Paths go through the environment: `CLI.shell` rewrites the word soundcompass, which
         // temporary paths contain.
-        var environment = ["HOSTILE_RSS": rssFile, "HOSTILE_IN": stdin]
+        var environment = ["HOSTILE_IN": stdin]
         for (i, argument) in arguments.enumerated() { environment["HOSTILE_A\(i)"] = argument }
         let quoted = arguments.indices.map { "\"$HOSTILE_A\($0)\"" }.joined(separator: " ")
-        let timer = FileManager.default.isExecutableFile(atPath: "/usr/bin/time") ? "/usr/bin/time -f %M -o \"$HOSTILE_RSS\" " : ""
-        // AddressSanitizer reserves terabytes of address space, so under scripts/sanitize the
-        // gigabyte bound is its max_allocation_size_mb instead of ulimit -v.
-        let limit = ProcessInfo.processInfo.environment["SOUNDCOMPASS_SANITIZER"] == nil ? "ulimit -v 1000000; " : ""
-        let clock = ContinuousClock()
-        let start = clock.now
-        let result = try CLI.shell(
-            "\(limit)\(timer)timeout 10 soundcompass \(quoted) < \"$HOSTILE_IN\"", environment: environment)
-        let elapsed = clock.now - start
-        let peak = (try? String(contentsOfFile: rssFile, encoding: .utf8))
-            .flatMap { $0.split(separator: "\n").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } }
-        return Bounded(
-            result: result, seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18,
-            peakKilobytes: peak)
+        return try boundedShell("TIMED timeout 10 soundcompass \(quoted) < \"$HOSTILE_IN\"", environment: environment, in: directory)
     }
 
     /// Asserts a bounded run ended within 2 s using at most 100 MB (``memoryBoundScale`` times

@@ -71,18 +71,15 @@ extension StereoSource {
     /// - Returns: frames passed over (fewer at the end of the input).
     package func discard(frames: Int) throws(Failure) -> Int {
         let block = 4096
-        let left = UnsafeMutableBufferPointer<Float>.allocate(capacity: block)
-        let right = UnsafeMutableBufferPointer<Float>.allocate(capacity: block)
-        left.initialize(repeating: 0)
-        right.initialize(repeating: 0)
-        defer { left.deallocate(); right.deallocate() }
-        var skipped = 0
-        while skipped < frames {
-            let n = try read(into: left, right, frames: min(block, frames - skipped))
-            if n == 0 { break }
-            skipped += n
+        return try withStereoBlock(frames: block) { (left, right) throws(Failure) in
+            var skipped = 0
+            while skipped < frames {
+                let n = try read(into: left, right, frames: min(block, frames - skipped))
+                if n == 0 { break }
+                skipped += n
+            }
+            return skipped
         }
-        return skipped
     }
 
     /// Reads up to `frames` frames into the start of two buffers, through ``read(left:right:)``.
@@ -124,4 +121,22 @@ package func withPrefixes<Failure: Error>(
         var rightSpan = right.mutableSpan
         return try body(&leftSpan, &rightSpan)
     }
+}
+
+/// Runs `body` with two zeroed buffers of `frames` floats (a block of each channel), freed
+/// afterwards: the working memory of the loops that read a source block by block.
+/// - Parameters:
+///   - frames: samples per buffer (≥ 1).
+///   - body: takes the left and right buffers (valid during the call only).
+/// - Returns: what `body` returns.
+/// - Throws: what `body` throws.
+package func withStereoBlock<R, E: Error>(
+    frames: Int, _ body: (UnsafeMutableBufferPointer<Float>, UnsafeMutableBufferPointer<Float>) throws(E) -> R
+) throws(E) -> R {
+    let left = UnsafeMutableBufferPointer<Float>.allocate(capacity: frames)
+    let right = UnsafeMutableBufferPointer<Float>.allocate(capacity: frames)
+    left.initialize(repeating: 0)
+    right.initialize(repeating: 0)
+    defer { left.deallocate(); right.deallocate() }
+    return try body(left, right)
 }

@@ -35,18 +35,15 @@ extension StereoSource {
         blockFrames: Int = 4096, progress: ((Int) -> Void)? = nil,
         _ body: (UnsafeBufferPointer<Float>, UnsafeBufferPointer<Float>) throws -> Void
     ) throws {
-        let left = UnsafeMutableBufferPointer<Float>.allocate(capacity: blockFrames)
-        let right = UnsafeMutableBufferPointer<Float>.allocate(capacity: blockFrames)
-        left.initialize(repeating: 0)
-        right.initialize(repeating: 0)
-        defer { left.deallocate(); right.deallocate() }
-        var total = 0
-        while true {
-            let n = try read(into: left, right, frames: blockFrames)
-            if n == 0 { break }
-            total += n
-            try body(UnsafeBufferPointer(rebasing: left[0..<n]), UnsafeBufferPointer(rebasing: right[0..<n]))
-            progress?(total)
+        try withStereoBlock(frames: blockFrames) { left, right in
+            var total = 0
+            while true {
+                let n = try read(into: left, right, frames: blockFrames)
+                if n == 0 { break }
+                total += n
+                try body(UnsafeBufferPointer(rebasing: left[0..<n]), UnsafeBufferPointer(rebasing: right[0..<n]))
+                progress?(total)
+            }
         }
     }
 }
