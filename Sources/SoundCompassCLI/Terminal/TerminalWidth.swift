@@ -6,25 +6,21 @@ import Glibc
 
 /// The width text records fit, columns: `COLUMNS` when it is set to a number (at least 20),
 /// else the width of the terminal on standard output, else 80.
-func terminalColumns() -> Int {
-    if let text = ProcessInfo.processInfo.environment["COLUMNS"], let columns = Int(text), columns >= 20, columns <= 10_000 {
-        return columns
-    }
-    var size = winsize()
-    if ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
-    return 80
-}
+func terminalColumns() -> Int { columns(of: 1) }
 
 /// The width lines on stderr must fit, columns, when stderr is a terminal (`COLUMNS` when it is
 /// set to a number, at least 20, else the terminal's width, else 80); `nil` when it is not a
 /// terminal (a pipe or a file takes lines of any length).
-func standardErrorColumns() -> Int? {
-    guard isatty(2) == 1 else { return nil }
+func standardErrorColumns() -> Int? { isatty(2) == 1 ? columns(of: 2) : nil }
+
+/// `COLUMNS` when it is set to a number (20…10000), else the width of the terminal on
+/// `descriptor`, else 80.
+private func columns(of descriptor: Int32) -> Int {
     if let text = ProcessInfo.processInfo.environment["COLUMNS"], let columns = Int(text), columns >= 20, columns <= 10_000 {
         return columns
     }
     var size = winsize()
-    if ioctl(2, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+    if ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
     return 80
 }
 

@@ -23,23 +23,15 @@ package enum WholeFileWriter {
     }
 
     /// Writes `bytes` to `path` as a whole.
+    /// Through a ``StagedOutput`` (which also decides what is written in place); on a failure
+    /// nothing is kept as partial.
     package static func write(_ bytes: [UInt8], to path: String) throws(Failure) {
-        var status = stat()
-        if lstat(path, &status) == 0 && (status.st_mode & S_IFMT) != S_IFREG {
-            let sink: LineSink
-            do { sink = try LineSink(path: path) } catch { throw .cannotCreate(reason(error)) }
-            do { try sink.write(bytes) } catch { throw .writeFailed(reason(error)) }
-            return
-        }
-        let (sink, temporary) = try temporary(besides: path)
-        do {
-            try sink.write(bytes)
-            try sink.close()
-        } catch {
-            unlink(temporary)
+        let staged = try StagedOutput(path: path)
+        do { try staged.writingSink?.write(bytes) } catch {
+            staged.discard()
             throw .writeFailed(reason(error))
         }
-        try commit(temporary, to: path)
+        try staged.commit()
     }
 
     /// Creates `.NAME.PID-N.partial` in `path`'s directory, exclusively, with the mode a new
