@@ -164,6 +164,24 @@ extension HostileInputTests {
         #expect(FileManager.default.fileExists(atPath: synthOut + ".partial"))
     }
 
+    /// The partial-output handler takes over only the signals the process listens to: a
+    /// script's background job, started with SIGINT ignored, still ignores it while writing.
+    @Test("#30 item 9: a run started with SIGINT ignored keeps ignoring it while -o is written")
+    func ignoredSignalStaysIgnored() throws {
+        let directory = TemporaryDirectory()
+        let raw = directory.path("x.raw")
+        #expect(try CLI.run(["synth", raw, "--duration", "1", "--truth", "none"]).status == 0)
+        let out = directory.path("records.jsonl")
+        let run = try CLI.shell(
+            "trap '' INT; (cat \"$RAW\"; sleep 1.5) | soundcompass analyze - --raw-format f32le --format jsonl -o \"$OUT\" -q & pid=$!; "
+                + "sleep 0.5; kill -INT $pid; wait $pid; echo \"status $?\" >&2",
+            environment: ["RAW": raw, "OUT": out])
+        #expect(run.stderr.contains("status 0"), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out + ".partial"))
+        let records = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n")
+        #expect(records.count == 45, "\(records.count) records")
+    }
+
     // MARK: 10. Outside text in messages
 
     @Test("#30 item 10: newlines, ESC and BEL from file names and CSV cells are shown escaped in errors and warnings")

@@ -20,7 +20,7 @@ enum PartialOutputOnSignal {
         guard let temporaryPath = output.temporaryPath else { return }
         var blocked = sigset_t(), previous = sigset_t()
         sigemptyset(&blocked)
-        for s in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&blocked, s) }
+        for s in signals { sigaddset(&blocked, s) }
         sigprocmask(SIG_BLOCK, &blocked, &previous)
         release()
         temporary = strdup(temporaryPath)
@@ -38,17 +38,29 @@ enum PartialOutputOnSignal {
         }
         sigemptyset(&action.sa_mask)
         action.sa_flags = 0
-        for s in [SIGINT, SIGTERM, SIGHUP] { sigaction(s, &action, nil) }
+        for (i, s) in signals.enumerated() {
+            // A signal the process was started ignoring (a background job of a script ignores
+            // SIGINT) stays ignored; the others get the handler, their previous action kept.
+            sigaction(s, nil, &previousActions[i])
+            let handler = previousActions[i].__sigaction_handler.sa_handler
+            if unsafeBitCast(handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) { continue }
+            sigaction(s, &action, nil)
+        }
         sigprocmask(SIG_SETMASK, &previous, nil)
         // A parent may have started us with these blocked (test runners do).
         sigprocmask(SIG_UNBLOCK, &blocked, nil)
     }
 
-    /// The output is complete or dealt with: signals end the process as they did before.
+    /// The output is complete or dealt with: signals act as they did before ``arm(_:)``.
     static func disarm() {
-        for s in [SIGINT, SIGTERM, SIGHUP] { signal(s, SIG_DFL) }
+        for (i, s) in signals.enumerated() { sigaction(s, &previousActions[i], nil) }
         release()
     }
+
+    /// The signals that keep the output as partial.
+    private static let signals = [SIGINT, SIGTERM, SIGHUP]
+    /// Their actions before ``arm(_:)``, restored by ``disarm()``.
+    nonisolated(unsafe) private static var previousActions: [sigaction] = Array(repeating: sigaction(), count: 3)
 
     private static func release() {
         free(temporary); free(partial); free(message)
