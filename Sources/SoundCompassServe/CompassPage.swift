@@ -31,10 +31,10 @@ h1 { font-size:1.2rem; margin:0; }
 #alert { background:var(--alert); color:var(--alertfg); font-size:1.6rem; font-weight:800; padding:0.6rem 0.8rem; border-radius:0.5rem; text-align:center; }
 #alert[hidden] { display:none; }
 .readout { text-align:center; }
-#bearing { font-size: clamp(3rem, 16vw, 6rem); font-weight:800; margin:0; font-variant-numeric: tabular-nums; }
+#bearing { font-size: clamp(3rem, 15vw, 5.5rem); font-weight:800; margin:0; font-variant-numeric: tabular-nums; }
 #direction { font-size:1.6rem; font-weight:700; margin:0; }
 #label { font-size:1.4rem; margin:0; color:var(--accent); font-weight:700; }
-#dial { width: min(92vw, 58vh, 30rem); height:auto; display:block; margin:0 auto; }
+#dial { width: min(88vw, 46vh, 30rem); height:auto; display:block; margin:0 auto; }
 #dial .ring { fill:none; stroke:var(--ring); stroke-width:2.5; }
 #dial .tick { stroke:var(--ring); stroke-width:2; }
 #dial .word { fill:var(--fg); font-size:11px; font-weight:700; text-anchor:middle; dominant-baseline:middle; }
