@@ -222,8 +222,9 @@ package final class RecordBroadcast: Sendable {
     /// - Parameters:
     ///   - stream: the endpoint.
     ///   - lastEventID: the last record the client has (`Last-Event-ID`): the records after it
-    ///     that the ring still holds are replayed. Without one, or for one the ring does not
-    ///     hold (another session's), the client starts with the newest record.
+    ///     that the ring still holds are replayed (those it no longer holds count as dropped).
+    ///     Without one, or for one beyond the newest (another session's), the client starts
+    ///     with the newest record.
     ///   - address: the peer, for `/status`.
     ///   - now: monotonic time, ns.
     package func register(stream: Stream, lastEventID: Int?, address: String, now: UInt64) -> Int? {
@@ -237,7 +238,7 @@ package final class RecordBroadcast: Sendable {
             s.nextID += 1
             var cursor = max(-1, s.newest - 1)
             var replaying = false
-            if let last = lastEventID, last <= s.newest, last >= s.newest - s.slots.count {
+            if let last = lastEventID, last <= s.newest, last >= -1 {
                 cursor = last
                 replaying = true
             }
