@@ -244,7 +244,11 @@ footer { color:var(--dim); font-size:0.8rem; text-align:center; }
     $("hemi").textContent = r.hemisphere === "front" ? "front/back resolved: ahead"
       : r.hemisphere === "back" ? "front/back resolved: behind" : "front or back not yet known";
     const bands = Array.isArray(r.bands) ? r.bands.filter((b) => r.active && b.confidence >= 0.2) : [];
-    $("bands").textContent = bands.length ? bands.map((b) => b.name + " " + side(b.azimuth)).join(", ") : "";
+    // "speech on your left; low and high on your right": the bands grouped by side.
+    const groups = new Map();
+    for (const b of bands) { const where = side(b.azimuth); if (!groups.has(where)) groups.set(where, []); groups.get(where).push(b.name); }
+    const list = (names) => names.length < 2 ? names.join("") : names.slice(0, -1).join(", ") + " and " + names[names.length - 1];
+    $("bands").textContent = Array.from(groups, ([where, names]) => list(names) + " " + where).join("; ");
     drawSources(r);
     const at = alertText(r);
     const box = $("alert");
