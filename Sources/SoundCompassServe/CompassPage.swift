@@ -226,7 +226,7 @@ footer { color:var(--dim); font-size:0.8rem; text-align:center; }
       bearing.textContent = signed(az);
       bearing.dataset.azimuth = az.toFixed(1);
       const w = word(az, r.hemisphere);
-      $("direction").textContent = w + (r.hemisphere === "unknown" && w !== "behind" ? "" : "");
+      $("direction").textContent = w;
       needle.setAttribute("transform", "rotate(" + az.toFixed(1) + ")");
       needle.setAttribute("opacity", (0.3 + 0.7 * Math.max(0, Math.min(1, r.confidence || 0))).toFixed(2));
       const label = r.label || "";
