@@ -1,6 +1,11 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+// The web server of `live --serve` (Hummingbird) costs minutes of build on 2 cores. The builds
+// whose products never serve (the AddressSanitizer stage of CI, the fuzz targets) leave it out
+// with SOUNDCOMPASS_SERVE=0 (or SOUNDCOMPASS_FUZZ=1): the CLI then says `--serve` is not built in.
+let withServe = Context.environment["SOUNDCOMPASS_SERVE"] != "0" && Context.environment["SOUNDCOMPASS_FUZZ"] != "1"
+
 let package = Package(
     name: "SoundCompass",
     products: [
@@ -13,7 +18,10 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.2"),
-    ],
+    ] + (withServe ? [
+        // Its default traits (swift-configuration support, full Foundation) are not needed.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+    ] : []),
     targets: [
         // MARK: - C libraries from Debian packages
         .systemLibrary(
@@ -67,8 +75,9 @@ let package = Package(
                 "SoundCompass",
                 "TestSignals",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            path: "Sources/SoundCompassCLI"
+            ] + (withServe ? ["SoundCompassServe"] : []),
+            path: "Sources/SoundCompassCLI",
+            swiftSettings: withServe ? [.define("SOUNDCOMPASS_SERVE")] : []
         ),
 
         // MARK: - Library examples (the code of Docs/Library.md and README.md, run by the tests)
@@ -132,6 +141,25 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// MARK: - Serving records over HTTP (`live --serve`): a target of its own that only the CLI uses,
+// so that a library user does not build a web server.
+if withServe {
+    package.targets += [
+        .target(
+            name: "SoundCompassServe",
+            dependencies: [
+                "SoundCompassIO", "SoundCompassEngine",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            path: "Sources/SoundCompassServe"
+        ),
+        .testTarget(
+            name: "SoundCompassServeTests",
+            dependencies: ["SoundCompassServe", "SoundCompassEngine", "TestSupport"]
+        ),
+    ]
+}
 
 // MARK: - Fuzz targets (Fuzz/, run by scripts/fuzz): declared only when SOUNDCOMPASS_FUZZ=1, so the
 // everyday build and test never see them. They need `-sanitize=fuzzer` to link (libFuzzer's driver).

@@ -6,9 +6,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { echo "allocations.sh: needs valgrind (apt-get install valgrind)" >&2; exit 1; }
 swift build -c release --product soundcompass >&2
-bin=.build/release/soundcompass
 out=Benchmarks/out
 mkdir -p "$out"
+# Valgrind 3.19 (Debian 12) cannot read the DWARF 5 of SwiftNIO's C parts (linked in for
+# `live --serve`): run a copy without debug information.
+bin="$out/soundcompass-nodebug"
+cp .build/release/soundcompass "$bin"
+strip --strip-debug "$bin"
 $bin synth "$out/alloc-5s.wav" --duration 5 --source speech@-30 --snr 20 --truth none 2>/dev/null
 $bin synth "$out/alloc-20s.wav" --duration 20 --source speech@-30 --snr 20 --truth none 2>/dev/null
 allocs() { valgrind --tool=memcheck "$bin" analyze "$1" -q --format "$2" 2>&1 >/dev/null | sed -n 's/.*total heap usage: \([0-9,]*\) allocs.*/\1/p' | tr -d ,; }

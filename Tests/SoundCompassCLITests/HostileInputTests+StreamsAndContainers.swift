@@ -167,9 +167,12 @@ extension LiveFaultTests {
         let fifo = directory.path("stalled.fifo")
         try #require(mkfifo(fifo, 0o600) == 0)
         // The writer sends the whole WAV, then holds the FIFO open without writing for 8 s.
+        // `--foreground`: otherwise timeout signals the child and then its process group, and on
+        // a loaded machine the second signal can come after the first was handled, when the
+        // next one ends the process at once (seen once: exit 130 after the summary).
         let started = Date()
         let result = try CLI.shell(
-            "(cat \"$W\"; exec sleep 8) > \"$F\" 2> /dev/null & timeout --preserve-status -s \(signalName) 2.5 soundcompass live --input \"$F\" --format jsonl; status=$?; kill -KILL %1 2>/dev/null; exit $status",
+            "(cat \"$W\"; exec sleep 8) > \"$F\" 2> /dev/null & timeout --foreground --preserve-status -s \(signalName) 2.5 soundcompass live --input \"$F\" --format jsonl; status=$?; kill -KILL %1 2>/dev/null; exit $status",
             environment: ["W": wav, "F": fifo])
         let elapsed = Date().timeIntervalSince(started)
         #expect(result.status == 0, "\(result.stderr)")

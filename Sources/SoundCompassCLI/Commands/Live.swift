@@ -16,7 +16,8 @@ extension SoundCompassCommand {
                 Piped or with --format, writes one record per analysis frame, as analyze does. \
                 Ctrl-C stops and prints a summary on stderr (stream time, frames, overruns, \
                 processing latency). ALSA's file plugin can replay a recording as a capture \
-                device: see Docs/Live.md.
+                device: see Docs/Live.md. With --serve, also serves the records (Server-Sent \
+                Events, NDJSON) and a compass page over HTTP: see Docs/Serve.md.
                 """)
 
         @Option(help: ArgumentHelp("ALSA capture device, any PCM name arecord -D takes (default: default). See 'soundcompass devices'.", valueName: "name"))
@@ -39,7 +40,7 @@ extension SoundCompassCommand {
         @Option(parsing: .unconditional, help: ArgumentHelp("Stop after this much stream time (samples captured), seconds (default: until the stream ends or Ctrl-C).", valueName: "seconds"))
         var duration: Double?
 
-        @Flag(help: "Pace the analysis to real time: for a replayed recording, which ALSA delivers as fast as it can.")
+        @Flag(help: "Pace the analysis to real time: for a replayed recording, which ALSA delivers as fast as it can. With --serve, an --input that is a regular file is paced without it.")
         var realTime = false
 
         /// Test seam: read calls (1-based) that report an overrun instead of reading.
@@ -58,6 +59,9 @@ extension SoundCompassCommand {
 
         @OptionGroup(title: "Output")
         var output: OutputOptions
+
+        @OptionGroup(title: "Serving over HTTP")
+        var serving: ServeOptions
 
         @OptionGroup
         var verbosity: QuietOption
@@ -94,13 +98,26 @@ extension SoundCompassCommand {
                 let source = try Interrupt.whileOpening { try openSource() }
                 let session = try AnalysisSession(
                     source: source, settings: analysis.settings, imu: imu.followInput, warning: Diagnostics.warning)
-                try analyze(session)
+                let server = try serving.serve == nil
+                    ? nil : LiveServing(options: serving, session: session, input: inputName, paced: paced)
+                defer { server?.stop() }
+                try analyze(session, server: server)
             }
         }
 
         // MARK: - Source
 
         private var inputName: String { input.map { $0 == "-" ? "standard input" : $0 } ?? device ?? "default" }
+
+        /// Whether periods are held back to real time: `--real-time`, or `--serve` with an
+        /// `--input` that is a regular file (a recording, which would otherwise be served in a
+        /// few milliseconds). A pipe, a FIFO or a device sets its own pace.
+        private var paced: Bool {
+            if realTime { return true }
+            guard serving.serve != nil, let input, input != "-" else { return false }
+            var info = stat()
+            return stat(input, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+        }
 
         private func openSource() throws -> any CaptureSource {
             let selection = try analysis.channelSelection(for: inputName)
@@ -138,17 +155,19 @@ extension SoundCompassCommand {
 
         // MARK: - Run
 
-        private func analyze(_ session: AnalysisSession) throws {
+        private func analyze(_ session: AnalysisSession, server: LiveServing?) throws {
             let stdout = LineSink.standardOutput()
             let showCompass = stdout.isTerminal && (output.format == nil || output.output != nil)
             let made = output.output != nil || !showCompass ? try output.makeWriter(for: session, input: input) : nil
             let writer = made?.writer
             // Ctrl-C is live's normal end (the records are then complete); a failure keeps
             // what was written as partial.
-            try finishingOutput(made?.staged, keepOnSignal: false) { try stream(session, writer: writer, showCompass: showCompass) }
+            try finishingOutput(made?.staged, keepOnSignal: false) {
+                try stream(session, writer: writer, showCompass: showCompass, server: server)
+            }
         }
 
-        private func stream(_ session: AnalysisSession, writer: RecordWriter?, showCompass: Bool) throws {
+        private func stream(_ session: AnalysisSession, writer: RecordWriter?, showCompass: Bool, server: LiveServing?) throws {
             let stdout = LineSink.standardOutput()
             let compass = showCompass
                 ? TerminalCompass(sink: stdout, columns: terminalColumns(), bandNames: session.bandNames) : nil
@@ -156,12 +175,15 @@ extension SoundCompassCommand {
             if !verbosity.quiet {
                 if let capture = session.captureSource { Diagnostics.note(capture.streamDescription) }
                 Diagnostics.note("analysis: \(session.settingsDescription)")
+                if paced && !realTime { Diagnostics.note("\(inputName): paced to real time (--serve with a file)") }
                 if let follower = session.imuFollower {
                     Diagnostics.note(
                         "following \(follower.path) for yaw"
                             + (imu.imuOffset == nil ? " (its newest row at start is 'now')" : " (--imu-offset \(imu.imuOffset!) s)"))
                 }
             }
+            // The address is written even with --quiet: with port 0 it is the only way to know it.
+            if let server { Diagnostics.note("serving \(server.url) (records: events, records; status: status)") }
             if compass != nil { Interrupt.restoreTerminalOnSignal() }
             defer { compass?.finish() }
 
@@ -176,13 +198,15 @@ extension SoundCompassCommand {
             }
             // Under the compass, IMU warnings wait for the end: they would scroll it away.
             let summary = try session.runLive(
-                duration: duration, realTime: realTime, shouldStop: { Interrupt.isRequested },
+                duration: duration, realTime: paced, shouldStop: { Interrupt.isRequested },
                 imuWarnings: compass == nil ? { for warning in $0 { Diagnostics.warning(warning) } } : nil,
                 emit: { record in
                     try writer?.write(record)
                     compass?.update(record)
+                    server?.publish(record)
                 },
                 periodDone: {
+                    server?.periodDone(overruns: capture?.overrunCount ?? 0)
                     guard let compass else { return }
                     let now = MonotonicClock.now()
                     // At most 20 drawings a second.
@@ -190,7 +214,8 @@ extension SoundCompassCommand {
                         try compass.draw(status: status())
                         lastDraw = now
                     }
-                })
+                },
+                periodStarted: { server?.periodStarted($0) })
             try compass?.draw(status: status())
             compass?.finish()
             try writer?.finish()

@@ -47,7 +47,9 @@ package final class LiveAnalysis {
     /// Stream time after which the run ends, in samples; `nil` for no limit.
     package let sampleLimit: Int?
     /// Hold each period back until its stream time has passed on the wall clock, so a source
-    /// that delivers faster than real time (a replayed file) plays at real speed.
+    /// that delivers faster than real time (a replayed file) plays at real speed: a period is
+    /// analysed once the moment its last sample would have been captured has come, as from a
+    /// device.
     package let realTime: Bool
 
     private let left: UnsafeMutableBufferPointer<Float>
@@ -83,11 +85,16 @@ package final class LiveAnalysis {
     ///     reaches, seconds (feed the analyzer's orientation here).
     ///   - emit: called with each record, in order.
     ///   - periodDone: called after the records of each period (flush a display here).
+    ///   - periodStarted: called before each period's analysis with the monotonic time
+    ///     (``MonotonicClock``, ns) at which the period became available: its read's return, or
+    ///     with ``realTime`` the moment its last sample was due, if later. The records of the
+    ///     period end at that moment (with the default period, one hop, one record each).
     /// - Returns: the run's figures.
     /// - Throws: what the source, `emit` or `periodDone` throw.
     package func run(
         shouldStop: () -> Bool = { false }, periodRead: (Double) throws -> Void = { _ in },
-        emit: (AnalysisRecord) throws -> Void, periodDone: () throws -> Void = {}
+        emit: (AnalysisRecord) throws -> Void, periodDone: () throws -> Void = {},
+        periodStarted: (UInt64) -> Void = { _ in }
     ) throws -> Summary {
         var summary = Summary(
             streamSeconds: 0, frames: 0, periods: 0, overruns: 0, suspends: 0, latency: LatencyHistogram(),
@@ -105,6 +112,13 @@ package final class LiveAnalysis {
             if let limit = sampleLimit { n = min(n, limit - samples) }
             samples += n
             summary.periods += 1
+            var periodStart = source.lastReadTime
+            if realTime {
+                // Held until its last sample is due, so records come when a device's would.
+                Self.sleep(until: start &+ UInt64(Double(samples) / source.sampleRate * 1e9))
+                periodStart = max(periodStart, MonotonicClock.now())
+            }
+            periodStarted(periodStart)
             try periodRead(Double(samples) / source.sampleRate)
             try analyzer.process(
                 left: UnsafeBufferPointer(rebasing: left[0..<n]), right: UnsafeBufferPointer(rebasing: right[0..<n])
@@ -113,10 +127,9 @@ package final class LiveAnalysis {
                 try emit(record)
             }
             try periodDone()
-            let elapsed = MonotonicClock.now() &- source.lastReadTime
+            let elapsed = MonotonicClock.now() &- periodStart
             summary.latency.record(seconds: Double(elapsed) * 1e-9)
             summary.streamSeconds = Double(samples) / source.sampleRate
-            if realTime { Self.sleep(until: start &+ UInt64(summary.streamSeconds * 1e9)) }
         }
         summary.overruns = source.overrunCount
         summary.suspends = source.suspendCount

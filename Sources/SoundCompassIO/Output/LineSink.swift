@@ -38,7 +38,20 @@ public final class LineSink {
         self.descriptor = descriptor
         self.closeOnDeinit = closeOnDeinit
         self.name = name
+        self.collector = nil
     }
+
+    /// A sink that hands each write's bytes to `collect` instead of writing to a descriptor
+    /// (records formatted in memory, for `live --serve`). The bytes are valid during the call
+    /// only.
+    package init(name: String, collect: @escaping (UnsafeBufferPointer<UInt8>) -> Void) {
+        self.descriptor = -1
+        self.closeOnDeinit = false
+        self.name = name
+        self.collector = collect
+    }
+
+    private let collector: ((UnsafeBufferPointer<UInt8>) -> Void)?
 
     /// True when `a` and `b` name the same existing file (same device and inode), so that
     /// writing one would destroy the other.
@@ -61,10 +74,14 @@ public final class LineSink {
     }
 
     /// True when the sink is a terminal.
-    public var isTerminal: Bool { isatty(descriptor) == 1 }
+    public var isTerminal: Bool { descriptor >= 0 && isatty(descriptor) == 1 }
 
     /// Writes all bytes (one or more complete lines).
     public func write(_ bytes: [UInt8]) throws(Failure) {
+        if let collector {
+            bytes.withUnsafeBufferPointer(collector)
+            return
+        }
         var offset = 0
         while offset < bytes.count {
             let n = bytes.withUnsafeBytes { raw in

@@ -21,7 +21,7 @@ public final class AnalysisSession {
     public let profile: ArrayProfile?
     /// The analysis settings for the source's sample rate (checked).
     public let configuration: AnalysisConfiguration
-    /// The analyzer, fed by ``run(writer:trace:progress:)`` or ``runLive(duration:realTime:shouldStop:imuWarnings:emit:periodDone:)``.
+    /// The analyzer, fed by ``run(writer:trace:progress:)`` or ``runLive(duration:realTime:shouldStop:imuWarnings:emit:periodDone:periodStarted:)``.
     public let analyzer: StreamingAnalyzer
     /// The whole IMU log, with ``IMUInput/log(path:format:)``.
     public let imuLog: IMULog?
@@ -242,11 +242,13 @@ public final class AnalysisSession {
     ///     them for ``finalWarnings()``.
     ///   - emit: called with each record, in order.
     ///   - periodDone: called after the records of each period.
+    ///   - periodStarted: called before each period's analysis with the monotonic time its
+    ///     records end at (see ``LiveAnalysis/run(shouldStop:periodRead:emit:periodDone:periodStarted:)``).
     /// - Returns: the run's figures.
     package func runLive(
         duration: Double? = nil, realTime: Bool = false, shouldStop: () -> Bool = { false },
         imuWarnings: (([String]) -> Void)? = nil, emit: (AnalysisRecord) throws -> Void,
-        periodDone: () throws -> Void = {}
+        periodDone: () throws -> Void = {}, periodStarted: (UInt64) -> Void = { _ in }
     ) throws -> LiveAnalysis.Summary {
         guard let capture = captureSource else {
             preconditionFailure("runLive needs a CaptureSource")
@@ -260,7 +262,7 @@ public final class AnalysisSession {
                 try follower.poll(now: streamSeconds)
                 if let imuWarnings { imuWarnings(follower.newWarnings()) }
             },
-            emit: emit, periodDone: periodDone)
+            emit: emit, periodDone: periodDone, periodStarted: periodStarted)
     }
 
     // MARK: - Warnings
