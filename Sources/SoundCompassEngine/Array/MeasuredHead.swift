@@ -30,19 +30,21 @@ public struct HeadImpulseResponse: Sendable, Equatable {
 /// and analysed by the engine itself (``StreamingAnalyzer`` with the binaural model); the median
 /// over the frames of each estimate's delay, low-frequency share and level difference goes in
 /// the table. Each estimate is the broadband one (``estimates``[0]) or one band's (``estimates``[1…]).
-/// Two noises are rendered, each over an uncorrelated sensor floor: white (floor 30 dB down, a
-/// usual recording's), which makes the tables, and low-passed (fourth-order Butterworth
-/// magnitude at 1 kHz, floor 20 dB down, so that its bins above about 3 kHz are incoherent),
-/// whose delays lean to the low frequencies. A real head's delay is larger at low frequencies than at
-/// high ones; the low-passed render shows by how much (`soundcompass head` prints both, and
-/// the default delay law is fitted to both), but the tables read every sound by the white
-/// one's: speech's broadband delay on the measured heads is within a few µs of white noise's,
-/// and each band has a table of its own.
+/// Two noises are rendered, each over an uncorrelated sensor floor 30 dB down (a usual
+/// recording's): white, and pink, whose high bins the floor leaves with less coherence, as it
+/// does speech's, so that its delays lean towards the low frequencies. A real head's delay is
+/// larger at low frequencies than at high ones, so a sound's broadband delay depends on its
+/// spectrum; the two renders give each direction's delay at two low-frequency shares (the
+/// engine's own measure of that lean, ``FrameSpectra/lowFrequencyShare(shares:bins:lagSamples:)``),
+/// and a measurement is read at its own share by linear interpolation between them, clamped
+/// to the two. (`soundcompass head` prints both renders; the default delay law is fitted to
+/// both.)
 ///
-/// **Reading** (``lateral(delay:estimate:)``): the delay path `−τ` is made monotonic in azimuth
-/// (pool-adjacent-violators) when built; a measured delay is inverted by a linear search and
-/// linear interpolation between the two bracketing azimuths (the middle of a flat stretch,
-/// such as KEMAR's from 85° to 90°, where the delay cannot tell the azimuths apart). Levels are
+/// **Reading** (``lateral(delay:lowFrequencyShare:estimate:)``): each render's delay path `−τ`
+/// is made monotonic in azimuth (pool-adjacent-violators) when built; a measured delay is
+/// inverted by a linear search and linear interpolation between the two bracketing azimuths
+/// (the middle of a flat stretch, such as KEMAR's from 85° to 90°, where the delay cannot tell
+/// the azimuths apart). Levels are
 /// inverted on the rising part around the front (``lateral(levelDifference:estimate:)``). The
 /// reads never allocate.
 public struct MeasuredHead: Sendable, Equatable {
@@ -62,9 +64,9 @@ public struct MeasuredHead: Sendable, Equatable {
         public var delays: [Double]
         /// White noise: the low-frequency share the delay was read at.
         public var shares: [Double]
-        /// Low-passed noise: the delay, seconds, made monotonic.
+        /// Pink noise: the delay, seconds, made monotonic.
         public var lowDelays: [Double]
-        /// Low-passed noise: its low-frequency share.
+        /// Pink noise: its low-frequency share.
         public var lowShares: [Double]
         /// White noise: the level difference (right minus left), dB.
         public var levels: [Double]
@@ -83,33 +85,50 @@ public struct MeasuredHead: Sendable, Equatable {
 
     // MARK: - Reading
 
-    /// The lateral value `sin θ` (−1…1) of a delay measured by estimate `index`.
+    /// The lateral value `sin θ` (−1…1) of a delay measured by estimate `index` at low-frequency
+    /// share `share`.
     /// - Parameters:
     ///   - delay: right minus left, seconds, with the hardware offset already removed.
+    ///   - share: the measurement's low-frequency share, 0…1.
     ///   - index: 0 broadband, `1 + i` band `i`.
     @inline(__always)
-    public func lateral(delay: Double, estimate index: Int) -> Double {
+    public func lateral(delay: Double, lowFrequencyShare share: Double, estimate index: Int) -> Double {
         let n = azimuths.count
-        return estimates[index].delays.withUnsafeBufferPointer { d in
-            azimuths.withUnsafeBufferPointer { az in
-                // −τ rises with the azimuth.
-                let target = -delay
-                if target <= -d[0] { return sin(az[0] * Double.pi / 180) }
-                if target >= -d[n - 1] { return sin(az[n - 1] * Double.pi / 180) }
-                // The stretch [first, last] of equal values that holds the target, or the
-                // segment that brackets it.
-                var j = 1
-                while j < n && -d[j] < target { j += 1 }
-                var last = j
-                while last + 1 < n && -d[last + 1] <= target { last += 1 }
-                if -d[j] == target {
-                    var first = j
-                    while first > 0 && -d[first - 1] == target { first -= 1 }
-                    return sin((az[first] + az[last]) / 2 * Double.pi / 180)
+        let e = estimates[index]
+        return e.delays.withUnsafeBufferPointer { d in
+            e.lowDelays.withUnsafeBufferPointer { dl in
+                e.shares.withUnsafeBufferPointer { s in
+                    e.lowShares.withUnsafeBufferPointer { sl in
+                        azimuths.withUnsafeBufferPointer { az in
+                            // −τ at this share, rising with the azimuth.
+                            func path(_ j: Int) -> Double {
+                                let span = sl[j] - s[j]
+                                guard abs(span) > 1e-4 else { return -d[j] }
+                                let t = max(0, min(1, (share - s[j]) / span))
+                                return -(d[j] + t * (dl[j] - d[j]))
+                            }
+                            let target = -delay
+                            if target <= path(0) { return sin(az[0] * Double.pi / 180) }
+                            if target >= path(n - 1) { return sin(az[n - 1] * Double.pi / 180) }
+                            var j = 1
+                            var next = path(1)
+                            while j < n - 1 && next < target {
+                                j += 1
+                                next = path(j)
+                            }
+                            // A flat stretch at the target reads its middle.
+                            if next == target {
+                                var first = j, last = j
+                                while first > 0 && path(first - 1) == target { first -= 1 }
+                                while last < n - 1 && path(last + 1) == target { last += 1 }
+                                return sin((az[first] + az[last]) / 2 * Double.pi / 180)
+                            }
+                            let previous = path(j - 1)
+                            let t = next > previous ? (target - previous) / (next - previous) : 0.5
+                            return sin((az[j - 1] + t * (az[j] - az[j - 1])) * Double.pi / 180)
+                        }
+                    }
                 }
-                let previous = -d[j - 1], next = -d[j]
-                let t = (target - previous) / (next - previous)
-                return sin((az[j - 1] + t * (az[j] - az[j - 1])) * Double.pi / 180)
             }
         }
     }
@@ -169,8 +188,8 @@ public struct MeasuredHead: Sendable, Equatable {
         let bandNames = config.usableBands.map(\.name)
         let count = bandNames.count + 1
         let fft = RealFFT(size: period)
-        let white = noiseSpectrum(fft: fft, seed: 0x5EED_0001, lowPassHz: nil, sampleRate: config.sampleRate)
-        let low = noiseSpectrum(fft: fft, seed: 0x5EED_0002, lowPassHz: 1000, sampleRate: config.sampleRate)
+        let white = noiseSpectrum(fft: fft, seed: 0x5EED_0001, pink: false, sampleRate: config.sampleRate)
+        let pink = noiseSpectrum(fft: fft, seed: 0x5EED_0002, pink: true, sampleRate: config.sampleRate)
         var tables = (0..<count).map { i in
             Estimate(
                 name: i == 0 ? "broadband" : bandNames[i - 1], delays: [], shares: [], lowDelays: [], lowShares: [],
@@ -178,7 +197,7 @@ public struct MeasuredHead: Sendable, Equatable {
         }
         for response in sorted {
             let w = measureOne(response, noise: white, floorDecibels: -30, fft: fft, configuration: config)
-            let l = measureOne(response, noise: low, floorDecibels: -20, fft: fft, configuration: config)
+            let l = measureOne(response, noise: pink, floorDecibels: -30, fft: fft, configuration: config)
             for i in 0..<count {
                 tables[i].delays.append(w[i].delay)
                 tables[i].shares.append(w[i].share)
@@ -204,16 +223,14 @@ public struct MeasuredHead: Sendable, Equatable {
         return MeasuredHead(name: name, azimuths: azimuths, estimates: tables)
     }
 
-    /// One period of seeded noise's spectrum (white, or low-passed at `lowPassHz` with a
-    /// fourth-order Butterworth magnitude `1/√(1 + (f/f₀)⁸)`).
-    private static func noiseSpectrum(fft: RealFFT, seed: UInt64, lowPassHz: Double?, sampleRate: Double) -> [(re: Float, im: Float)] {
+    /// One period of seeded noise's spectrum: white, or pink (amplitude `1/√f` above 20 Hz).
+    private static func noiseSpectrum(fft: RealFFT, seed: UInt64, pink: Bool, sampleRate: Double) -> [(re: Float, im: Float)] {
         var generator = SplitMix(seed: seed)
         var spectrum = fft.forward((0..<period).map { _ in Float(generator.uniform() * 2 - 1) })
-        if let corner = lowPassHz {
+        if pink {
             for k in spectrum.indices {
-                let f = Double(k) * sampleRate / Double(period)
-                let x = (f / corner) * (f / corner)
-                let gain = Float(1 / (1 + x * x * x * x).squareRoot())
+                let f = max(20, Double(k) * sampleRate / Double(period))
+                let gain = Float((20 / f).squareRoot())
                 spectrum[k] = (spectrum[k].re * gain, spectrum[k].im * gain)
             }
         }

@@ -105,7 +105,9 @@ extension CueFusion {
     package static func fuse(_ m: CueMeasurements, model: ArrayModel, gateDBFS: Double) -> FusedCues {
         let timeLateral: Double
         if let head = model.measuredHead {
-            timeLateral = head.lateral(delay: m.delaySeconds - model.delayOffsetSeconds, estimate: m.estimateIndex)
+            timeLateral = head.lateral(
+                delay: m.delaySeconds - model.delayOffsetSeconds, lowFrequencyShare: m.lowFrequencyShare ?? 0,
+                estimate: m.estimateIndex)
         } else {
             timeLateral = m.lowFrequencyShare.map { model.lateral(delay: m.delaySeconds, lowFrequencyShare: $0) }
                 ?? model.lateral(delay: m.delaySeconds)

@@ -311,7 +311,7 @@ package final class SourceCandidateFinder {
         for j in 0..<count {
             let delay = lags[j] / configuration.sampleRate
             let lateral = model.measuredHead.map {
-                $0.lateral(delay: delay - model.delayOffsetSeconds, estimate: 0)
+                $0.lateral(delay: delay - model.delayOffsetSeconds, lowFrequencyShare: share ?? 0, estimate: 0)
             } ?? share.map { model.lateral(delay: delay, lowFrequencyShare: $0) } ?? model.lateral(delay: delay)
             candidates[j].azimuth = ArrayModel.azimuthDegrees(lateral: lateral)
             candidates[j].share = total > 0 ? candidates[j].strength / total : 0
