@@ -37,6 +37,12 @@ let package = Package(
             providers: [.apt(["libsndfile1-dev"])]
         ),
         .systemLibrary(
+            name: "CMySofa",
+            path: "Sources/CMySofa",
+            pkgConfig: "libmysofa",
+            providers: [.apt(["libmysofa-dev"])]
+        ),
+        .systemLibrary(
             name: "CALSA",
             path: "Sources/CALSA",
             pkgConfig: "alsa",
@@ -52,7 +58,7 @@ let package = Package(
         .target(
             name: "SoundCompassIO",
             dependencies: [
-                "SoundCompassEngine", "CSndFile", "CALSA", .product(name: "CSV", package: "CSV.swift"),
+                "SoundCompassEngine", "CSndFile", "CALSA", "CMySofa", .product(name: "CSV", package: "CSV.swift"),
             ],
             path: "Sources/SoundCompassIO"
         ),

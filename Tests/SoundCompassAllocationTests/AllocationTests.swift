@@ -34,11 +34,29 @@ struct AllocationTests {
         Setup(name: "spaced pair, default bands", microphones: .spaced(spacing: 0.15), array: ArrayModel()),
         Setup(name: "spaced pair, no bands (--bands none)", microphones: .spaced(spacing: 0.15), array: ArrayModel(), bands: []),
         Setup(name: "binaural", microphones: .binaural(headRadius: 0.0875, ildAt90: 10), array: ArrayModel(kind: .binaural)),
+        Setup(name: "binaural with a measured head's tables (--hrtf)", microphones: .binaural(headRadius: 0.0875, ildAt90: 10),
+              array: measuredHeadArray),
         Setup(name: "coincident", microphones: .coincident(halfAngle: 45), array: ArrayModel(kind: .coincident)),
         Setup(name: "spaced pair with an IMU yaw timeline", microphones: .spaced(spacing: 0.15), array: ArrayModel(), withIMU: true),
     ]
 
     static let sampleRate = 48000.0
+
+    /// A binaural model with a measured head's tables (``MeasuredHead``), built from synthetic
+    /// impulse responses (a delayed, scaled impulse per ear, every 10°): the `--hrtf` path.
+    static var measuredHeadArray: ArrayModel {
+        var array = ArrayModel(kind: .binaural)
+        let configuration = AnalysisConfiguration(sampleRate: sampleRate, array: array)
+        let responses = stride(from: -90.0, through: 90, by: 10).map { azimuth in
+            let itd = 0.00075 * azimuth / 90 * sampleRate  // samples; > 0: the right ear first
+            var left = [Float](repeating: 0, count: 128), right = left
+            left[Int((40 + itd / 2).rounded())] = Float(1 - 0.3 * azimuth / 90)
+            right[Int((40 - itd / 2).rounded())] = Float(1 + 0.3 * azimuth / 90)
+            return HeadImpulseResponse(azimuthDegrees: azimuth, left: left, right: right)
+        }
+        array.measuredHead = MeasuredHead.measure(name: "synthetic", impulseResponses: responses, configuration: configuration)
+        return array
+    }
     /// Seconds of the scene fed before counting (the warm-up call).
     static let warmUp = 1.0
 

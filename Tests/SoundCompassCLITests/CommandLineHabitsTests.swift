@@ -88,7 +88,7 @@ struct CommandLineHabitsTests {
         Self.expectOneVoice(try CLI.run(arguments), status: status, mentions: mentions)
     }
 
-    static let commands = ["analyze", "live", "trace", "calibrate", "devices", "synth"]
+    static let commands = ["analyze", "live", "trace", "calibrate", "head", "devices", "synth"]
 
     @Test("--help ends with two or three examples and shows the defaults", arguments: commands)
     func help(command: String) throws {

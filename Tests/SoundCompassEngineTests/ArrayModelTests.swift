@@ -15,7 +15,8 @@ struct ArrayModelTests {
 
     @Test("binaural: Woodworth delay inverts", arguments: [-80.0, -45, 0, 20, 45, 89])
     func binauralRoundTrip(azimuth: Double) {
-        let model = ArrayModel(kind: .binaural)
+        // The sphere's law (the default is fitted to real heads: MeasuredHeadTests).
+        let model = ArrayModel(kind: .binaural, headLaw: .sphere)
         let theta = azimuth * .pi / 180
         let tau = -0.0875 / 343 * (theta + sin(theta))
         #expect(abs(model.delay(lateral: sin(theta)) - tau) < 1e-12)
@@ -84,7 +85,7 @@ struct ArrayModelTests {
 
     @Test("fusion: inverse-variance direction, 1 − Π(1 − share·c) confidence")
     func fusionArithmetic() {
-        let binaural = ArrayModel(kind: .binaural)
+        let binaural = ArrayModel(kind: .binaural, headLaw: .sphere)
         let fused = CueFusion.fuse(time: Cue(lateral: 0.7, confidence: 1), level: Cue(lateral: 0, confidence: 1), model: binaural)
         // Weights 1/σ² and 1/0.25² with the binaural time cue's σ = 0.02·2cos θ/(1 + cos θ) at
         // sin θ = 0.7 (0.0167): the ITD dominates.

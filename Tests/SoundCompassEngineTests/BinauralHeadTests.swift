@@ -36,7 +36,7 @@ struct BinauralHeadTests {
 
     @Test("binaural ITD: Kuhn's low-frequency delay is 1.5× Woodworth's near the front, 1.17× at the side")
     func kuhnRatio() {
-        let model = ArrayModel(kind: .binaural)
+        let model = ArrayModel(kind: .binaural, headLaw: .sphere)
         for (degrees, ratio) in [(5.0, 1.5), (20.0, 1.49), (90.0, 3 / (Double.pi / 2 + 1))] {
             let s = sin(degrees * .pi / 180)
             let low = model.delay(lateral: s, lowFrequencyShare: 1), high = model.delay(lateral: s, lowFrequencyShare: 0)
@@ -86,7 +86,8 @@ struct BinauralHeadTests {
         let dry = Generators.pinkNoise(count: 72000, sampleRate: 48000, rms: 0.1, seed: 33)
         let signal = Microphones.renderTwoRegimeHead(
             dry, azimuth: azimuth, headRadius: 0.0875, ildAt90: 15, crossoverHz: 1000, sampleRate: 48000)
-        let config = AnalysisConfiguration(sampleRate: 48000, array: ArrayModel(kind: .binaural))
+        // A sphere's two regimes, read with the sphere's law.
+        let config = AnalysisConfiguration(sampleRate: 48000, array: ArrayModel(kind: .binaural, headLaw: .sphere))
         let records = try analyze(signal, configuration: config).dropFirst(8)
         let error = median(records.map { abs($0.azimuth - azimuth) })
         #expect(error <= 3, "median error \(error)° at \(azimuth)°")

@@ -34,6 +34,11 @@ enum HelpExamples {
                 ("soundcompass calibrate ahead.wav --truth 0 -o rig.json", "a still source ahead: channel offsets only"),
                 ("soundcompass analyze take.wav --profile rig.json", "use the profile"),
             ]
+        case is SoundCompassCommand.Head.Type:
+            [
+                ("soundcompass head kemar.sofa > kemar.csv", "a measured head's delay and level tables"),
+                ("soundcompass analyze take.wav --hrtf kemar.sofa", "analyse with that head's own tables"),
+            ]
         case is SoundCompassCommand.Devices.Type:
             [
                 ("soundcompass devices", "capture devices with their channels, rates and formats"),

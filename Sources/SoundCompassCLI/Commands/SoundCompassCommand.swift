@@ -12,7 +12,7 @@ struct SoundCompassCommand: ParsableCommand {
             73 output cannot be created, 74 read or write error. See Docs/CLI.md.
             """,
         version: "0.1.0",
-        subcommands: [Analyze.self, Live.self, Trace.self, Calibrate.self, Devices.self, Synth.self],
+        subcommands: [Analyze.self, Live.self, Trace.self, Calibrate.self, Head.self, Devices.self, Synth.self],
         defaultSubcommand: Analyze.self
     )
 

@@ -60,6 +60,11 @@ struct AnalysisOptions: ParsableArguments {
         valueName: "file"))
     var profile: String?
 
+    @Option(help: ArgumentHelp(
+        "A measured head (AES69 SOFA file): its own delay and level against azimuth replace the binaural model's; implies --array binaural.",
+        valueName: "file.sofa"))
+    var hrtf: String?
+
     @Option(parsing: .unconditional, help: ArgumentHelp("Level-cue gain of the binaural model: the spherical head shadow's scale, 0.5 to 100, 10 = the sphere's own (about 14 dB at 4 kHz at 90°).", valueName: "gain"))
     var ildGain: Double?
 
@@ -103,6 +108,9 @@ struct AnalysisOptions: ParsableArguments {
         }
         if let headRadius, !ArrayModel.headRadiusRange.contains(headRadius) {
             throw ValidationError("--head-radius must be \(ArrayModel.headRadiusRange.lowerBound)…\(ArrayModel.headRadiusRange.upperBound) metres, got \(headRadius)")
+        }
+        if hrtf != nil, let array, array != .binaural {
+            throw ValidationError("--hrtf is a measured head: it needs --array binaural, not \(array.rawValue)")
         }
         if profile != nil {
             let given = [
@@ -175,13 +183,14 @@ struct AnalysisOptions: ParsableArguments {
         let bandList = bands.flatMap { try? BandSpec.parse($0) }
         var settings = AnalysisSettings(
             array: ArrayModel(
-                kind: array ?? .spaced, spacingMeters: spacing ?? ArrayModel.defaultSpacing,
+                kind: array ?? (hrtf != nil ? .binaural : .spaced), spacingMeters: spacing ?? ArrayModel.defaultSpacing,
                 headRadiusMeters: headRadius ?? ArrayModel.defaultHeadRadius, ildGain: ildGain,
                 coincidentPair: coincident.pair, channelsAreMidSide: coincident.midSide),
             profilePath: profile, frameLength: frame?.length, hopLength: hop?.length, silenceGateDBFS: gate,
             bands: bandList ?? BandSpec.defaults, response: response)
         settings.maxSources = maxSources
         settings.sourceWindowSeconds = sourceWindow
+        settings.hrtfPath = hrtf
         return settings
     }
 

@@ -89,6 +89,8 @@ struct CLIFailure: Error {
             self.init(error.description, status: error.isUnreadable ? .noInput : .dataError)
         case let error as ProfileError:
             self.init(error.description, status: error.isUnreadable ? .noInput : .dataError)
+        case let error as SOFAError:
+            self.init(error.description, status: error.isUnreadable ? .noInput : .dataError)
         case let error as LineSink.Failure:
             switch error {
             case .closedByReader: self.init("", status: .success)

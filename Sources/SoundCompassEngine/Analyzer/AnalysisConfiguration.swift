@@ -108,6 +108,12 @@ public struct AnalysisConfiguration: Sendable, Equatable {
         }
         guard (0...Self.maximumSources).contains(maxSources) else { throw .badMaxSources(maxSources) }
         guard Self.sourceWindowRange.contains(sourceWindowSeconds) else { throw .badSourceWindow(sourceWindowSeconds) }
+        if let head = array.measuredHead {
+            guard array.kind == .binaural, head.azimuths.count >= 2,
+                  head.estimates.count == usableBands.count + 1,
+                  head.estimates.allSatisfy({ $0.delays.count == head.azimuths.count && $0.risingLevels.count == head.azimuths.count })
+            else { throw .measuredHeadMismatch(head.name) }
+        }
         let maxLag = maximumLagSamples
         guard maxLag * 2 + 8 < Double(frameLength) else {
             throw .frameShorterThanArray(frameLength, maxLagSamples: maxLag)
@@ -143,6 +149,8 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
     case badTailDecayRate(Double)
     case badMaxSources(Int)
     case badSourceWindow(Double)
+    /// A measured head's tables were built for another array kind or band set (see ``MeasuredHead``).
+    case measuredHeadMismatch(String)
 
     public var description: String {
         switch self {
@@ -159,6 +167,8 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
         case .badMaxSources(let n): "maximum source count \(n) must be 0 (off) to \(AnalysisConfiguration.maximumSources)"
         case .badSourceWindow(let s):
             "source window \(s) s must be between \(AnalysisConfiguration.sourceWindowRange.lowerBound) and \(AnalysisConfiguration.sourceWindowRange.upperBound) s"
+        case .measuredHeadMismatch(let name):
+            "the measured head \(name) was measured for another array or band set; measure it for this configuration"
         case .frameShorterThanArray(let n, let lag):
             "frame of \(n) samples is too short for the array (largest delay \(Int(lag.rounded(.up))) samples)"
         }

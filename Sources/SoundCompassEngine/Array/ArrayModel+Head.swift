@@ -75,7 +75,7 @@ extension ArrayModel {
         guard kind == .binaural else { return delay(lateral: lateral) }
         let s = max(-1, min(1, lateral))
         let l = max(0, min(1, share))
-        return -headRadiusMeters / speedOfSoundMetersPerSecond * Self.headPath(theta: asin(s), share: l)
+        return -headRadiusMeters / speedOfSoundMetersPerSecond * headLaw.path(theta: asin(s), share: l)
     }
 
     /// The lateral value `sin θ` (−1…1) of a measured delay (right minus left, seconds) whose
@@ -88,29 +88,23 @@ extension ArrayModel {
         guard kind == .binaural else { return lateral(delay: delay) }
         let l = max(0, min(1, share))
         let tau = delay - delayOffsetSeconds
-        let largest = Self.headPath(theta: Double.pi / 2, share: l)
+        let largest = headLaw.path(theta: Double.pi / 2, share: l)
         let target = max(-largest, min(largest, -tau * speedOfSoundMetersPerSecond / headRadiusMeters))
         guard abs(target) < largest else { return target < 0 ? -1 : 1 }
-        // The path (1 − L)(θ + sin θ) + 3L·sin θ rises monotonically on [−π/2, π/2]: bisection
-        // to 10⁻¹² rad (no derivative trouble where it flattens at ±90°).
+        // The law's path rises monotonically on [−π/2, π/2] (HeadDelayLaw): bisection, a
+        // fixed 42 steps, to 10⁻¹² rad (no derivative trouble where it flattens at ±90°).
         var low = -Double.pi / 2, high = Double.pi / 2
         for _ in 0..<42 {
             let middle = (low + high) / 2
-            if Self.headPath(theta: middle, share: l) < target { low = middle } else { high = middle }
+            if headLaw.path(theta: middle, share: l) < target { low = middle } else { high = middle }
         }
         return sin((low + high) / 2)
     }
 
-    /// `(1 − L)·(θ + sin θ) + L·3·sin θ`: the interaural path over the head radius.
-    @inline(__always)
-    static func headPath(theta: Double, share: Double) -> Double {
-        let s = sin(theta)
-        return (1 - share) * (theta + s) + share * 3 * s
-    }
-
     /// The binaural time cue's spread in lateral units at a lateral value: the model's
-    /// `itdSigma` (0.02) times `max(0.05, 2·cos θ/(1 + cos θ))`, the slope of `sin θ` against
-    /// Woodworth's delay relative to its slope straight ahead. A delay error moves the lateral
+    /// `itdSigma` (0.02) times `max(0.05, cos θ·(a + b)/(a + b·cos θ))`, the slope of `sin θ`
+    /// against the delay law's high-frequency end relative to its slope straight ahead (for the
+    /// sphere, `2·cos θ/(1 + cos θ)`). A delay error moves the lateral
     /// value less and less towards the sides (not at all at 90°, where the delay is flat in `θ`
     /// but `sin θ` is flatter still), so the cue pins the lateral value there; the floor keeps
     /// the weight finite at ±90°.
@@ -118,7 +112,9 @@ extension ArrayModel {
     func binauralTimeSigma(lateral: Double) -> Double {
         let s = max(-1, min(1, lateral))
         let cosine = (1 - s * s).squareRoot()
-        return cueTrust.itdSigma * max(0.05, 2 * cosine / (1 + cosine))
+        let law = headLaw
+        let relative = cosine * (law.highLinear + law.highSine) / (law.highLinear + law.highSine * cosine)
+        return cueTrust.itdSigma * max(0.05, relative)
     }
 
     /// The binaural model's interaural level difference (right minus left, dB) of a far source

@@ -48,6 +48,13 @@ public struct ArrayModel: Sendable, Equatable {
     /// True when the two input channels are a Mid-Side recording's raw M and S (coincident):
     /// the analysis decodes `L = M + S`, `R = M − S` first (see ``CoincidentPair/midSide(midPattern:sideGain:)``).
     public var channelsAreMidSide: Bool
+    /// Binaural: the interaural delay law (``HeadDelayLaw``), scaled by ``headRadiusMeters``;
+    /// ``HeadDelayLaw/measuredHeads`` by default.
+    public var headLaw: HeadDelayLaw
+    /// Binaural: a measured head's own delay and level tables (`--hrtf`), which replace
+    /// ``headLaw`` and the spherical level model when present (built for one configuration:
+    /// see ``MeasuredHead``). Nil by default.
+    public var measuredHead: MeasuredHead?
     /// Inter-channel delay of the hardware in seconds, subtracted from every measured delay
     /// (right minus left; from a calibration profile, 0 by default).
     public var delayOffsetSeconds: Double
@@ -72,11 +79,13 @@ public struct ArrayModel: Sendable, Equatable {
     ///   - gainOffsetDecibels: see ``gainOffsetDecibels``.
     ///   - coincidentPair: see ``coincidentPair``.
     ///   - channelsAreMidSide: see ``channelsAreMidSide``.
+    ///   - headLaw: see ``headLaw``.
     public init(
         kind: Kind = .spaced, spacingMeters: Double = defaultSpacing, headRadiusMeters: Double = defaultHeadRadius,
         ildGain: Double? = nil, speedOfSoundMetersPerSecond: Double = defaultSpeedOfSound,
         delayOffsetSeconds: Double = 0, gainOffsetDecibels: Double = 0,
-        coincidentPair: CoincidentPair = .xyCardioids, channelsAreMidSide: Bool = false
+        coincidentPair: CoincidentPair = .xyCardioids, channelsAreMidSide: Bool = false,
+        headLaw: HeadDelayLaw = .measuredHeads
     ) {
         precondition(
             Self.spacingRange.contains(spacingMeters) && Self.headRadiusRange.contains(headRadiusMeters)
@@ -89,17 +98,20 @@ public struct ArrayModel: Sendable, Equatable {
         self.ildGain = ildGain ?? Self.defaultBinauralILDGain
         self.coincidentPair = coincidentPair
         self.channelsAreMidSide = channelsAreMidSide
+        self.headLaw = headLaw
+        self.measuredHead = nil
         self.delayOffsetSeconds = delayOffsetSeconds
         self.gainOffsetDecibels = gainOffsetDecibels
     }
 
     /// The largest |delay| in seconds of a source at ±90°: spaced and coincident, `d/c`; binaural,
-    /// Woodworth's high-frequency `(r/c)·(π/2 + 1)` (low frequencies reach `3r/c`, and the lag
-    /// window is wider still: ``lagWindowSeconds``).
+    /// the delay law's high-frequency `(r/c)·path(π/2)` (Woodworth's `(r/c)·(π/2 + 1)` for the
+    /// sphere; low frequencies reach further, and the lag window is wider still:
+    /// ``lagWindowSeconds``).
     public var maximumDelaySeconds: Double {
         switch kind {
         case .spaced, .coincident: spacingMeters / speedOfSoundMetersPerSecond
-        case .binaural: headRadiusMeters / speedOfSoundMetersPerSecond * (Double.pi / 2 + 1)
+        case .binaural: headRadiusMeters / speedOfSoundMetersPerSecond * headLaw.path(theta: Double.pi / 2, share: 0)
         }
     }
 
@@ -121,34 +133,25 @@ public struct ArrayModel: Sendable, Equatable {
         }
     }
 
-    /// The delay (right minus left arrival, seconds) of a far source at `lateral = sin θ`.
+    /// The delay (right minus left arrival, seconds) of a far source at `lateral = sin θ`
+    /// (binaural: the delay law's high-frequency end).
     public func delay(lateral: Double) -> Double {
         let s = max(-1, min(1, lateral))
         switch kind {
         case .spaced, .coincident: return -spacingMeters * s / speedOfSoundMetersPerSecond
         case .binaural:
-            let theta = asin(s)
-            return -headRadiusMeters / speedOfSoundMetersPerSecond * (theta + s)
+            return -headRadiusMeters / speedOfSoundMetersPerSecond * headLaw.path(theta: asin(s), share: 0)
         }
     }
 
     /// The lateral value `sin θ` (−1…1) of a measured delay (right minus left, seconds),
-    /// clamped at the physical limits.
+    /// clamped at the physical limits (binaural: the delay law's high-frequency end).
     public func lateral(delay: Double) -> Double {
-        let tau = delay - delayOffsetSeconds
         switch kind {
         case .spaced, .coincident:
-            return max(-1, min(1, -speedOfSoundMetersPerSecond * tau / spacingMeters))
+            return max(-1, min(1, -speedOfSoundMetersPerSecond * (delay - delayOffsetSeconds) / spacingMeters))
         case .binaural:
-            // Invert θ + sin θ = −τ·c/r on [−π/2, π/2] (monotonic) by Newton's method.
-            let target = max(-(Double.pi / 2 + 1), min(Double.pi / 2 + 1, -tau * speedOfSoundMetersPerSecond / headRadiusMeters))
-            var theta = target / 2
-            for _ in 0..<8 {
-                let f = theta + sin(theta) - target
-                theta -= f / (1 + cos(theta))
-                theta = max(-Double.pi / 2, min(Double.pi / 2, theta))
-            }
-            return sin(theta)
+            return lateral(delay: delay, lowFrequencyShare: 0)
         }
     }
 

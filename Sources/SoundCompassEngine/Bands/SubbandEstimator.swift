@@ -34,6 +34,9 @@ package final class SubbandEstimator {
     private let binShares: AlignedFloats?
     /// Independent samples in a band's frame, `2·bandwidth·frame duration` (coincident level cue).
     private let degreesOfFreedom: [Double]
+    /// What each band measured in the last ``estimate(spectra:broadband:active:into:)``, in
+    /// order (what a measured head's tables are built from: ``MeasuredHead``).
+    package private(set) var measurements: [CueMeasurements]
 
     /// - Parameters:
     ///   - bands: the bands; those above 0.45·fs must already be dropped.
@@ -61,6 +64,11 @@ package final class SubbandEstimator {
         self.binShares = broadband.binShares
         let frameDuration = Double(configuration.frameLength) / fs
         self.degreesOfFreedom = bands.map { max(1, 2 * (min($0.high, fs / 2) - $0.low) * frameDuration) }
+        self.measurements = [CueMeasurements](
+            repeating: CueMeasurements(
+                delaySeconds: 0, lowFrequencyShare: nil, timeConfidence: 0, levelDBFS: 0, leftRMS: 0, rightRMS: 0,
+                levelDifferenceDecibels: 0, levelFrequencyHz: 0, levelCoherence: nil, covariance: .zero, degreesOfFreedom: 1),
+            count: bands.count)
     }
 
     /// Filters `count` new samples into the bands' current frame (see ``BandFilterBank/append(left:right:count:)``).
@@ -104,18 +112,17 @@ package final class SubbandEstimator {
             // shadow); binaural: the band's level difference read at its geometric centre.
             let usesLevel = model.kind == .coincident
                 || (model.kind == .binaural && band.low >= DirectionEstimator.highFrequencyEdge)
-            var fused = CueFusion.fuse(
-                CueMeasurements(
-                    delaySeconds: delay.lagSamples / fs,
-                    lowFrequencyShare: binShares.map { spectra.lowFrequencyShare(shares: $0.baseAddress, bins: bins) },
-                    timeConfidence: Double(delay.confidence), levelDBFS: level,
-                    leftRMS: levels.leftRMS, rightRMS: levels.rightRMS, levelDifferenceDecibels: levels.ildDecibels,
-                    levelFrequencyHz: model.kind == .binaural ? (band.low * band.high).squareRoot() : 0,
-                    levelCoherence: usesLevel ? Double(ConfidenceMapping.coherence(delay.coherence)) : nil,
-                    covariance: model.kind == .coincident ? bank.covariance(i) : .zero,
-                    degreesOfFreedom: degreesOfFreedom[i]),
-                model: model, gateDBFS: config.silenceGateDBFS
-            ).fused
+            let measured = CueMeasurements(
+                delaySeconds: delay.lagSamples / fs,
+                lowFrequencyShare: binShares.map { spectra.lowFrequencyShare(shares: $0.baseAddress, bins: bins, lagSamples: delay.lagSamples) },
+                timeConfidence: Double(delay.confidence), levelDBFS: level,
+                leftRMS: levels.leftRMS, rightRMS: levels.rightRMS, levelDifferenceDecibels: levels.ildDecibels,
+                levelFrequencyHz: model.kind == .binaural ? (band.low * band.high).squareRoot() : 0,
+                levelCoherence: usesLevel ? Double(ConfidenceMapping.coherence(delay.coherence)) : nil,
+                covariance: model.kind == .coincident ? bank.covariance(i) : .zero,
+                degreesOfFreedom: degreesOfFreedom[i], estimateIndex: i + 1)
+            measurements[i] = measured
+            var fused = CueFusion.fuse(measured, model: model, gateDBFS: config.silenceGateDBFS).fused
             let audible = active && level >= config.silenceGateDBFS
             if !audible { fused.confidence = 0 }
             records[i].azimuth = ArrayModel.azimuthDegrees(lateral: fused.lateral)

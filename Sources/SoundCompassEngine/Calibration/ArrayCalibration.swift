@@ -43,6 +43,9 @@ public struct CalibrationObservation: Sendable, Equatable {
     public var rightPower: Double
     /// Mean of `L·R` over the frame.
     public var crossPower: Double
+    /// Binaural: the low-frequency share the delay was measured at
+    /// (``ArrayModel/lowFrequencyShare(frequencyHz:)``), 0 otherwise.
+    public var lowFrequencyShare: Double = 0
 
     public init(
         time: Double, truthAzimuth: Double, delay: Double, ildDecibels: Double, highFrequencyILD: Double,
@@ -235,8 +238,12 @@ public enum ArrayCalibration {
         let x: [Double] = frames.lateral.map { s in
             switch nominal.kind {
             case .spaced, .coincident: return -s / c
-            case .binaural: return -(asin(s) + s) / c
+            case .binaural: return 0  // per observation, below
             }
+        }.enumerated().map { i, value in
+            // Binaural: the delay law at the frame's own low-frequency share, per unit radius.
+            guard nominal.kind == .binaural else { return value }
+            return -nominal.headLaw.path(theta: asin(max(-1, min(1, frames.lateral[i]))), share: frames.observations[i].lowFrequencyShare) / c
         }
         // A coincident pair's delay is 0 for every direction: its slope is 0.
         let aperture = switch nominal.kind {

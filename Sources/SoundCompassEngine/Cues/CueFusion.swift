@@ -75,6 +75,9 @@ package struct CueMeasurements {
     /// other models).
     package var covariance: ChannelCovariance
     package var degreesOfFreedom: Double
+    /// Which estimate measured it: 0 the broadband one, `1 + i` band `i` (the row of a measured
+    /// head's tables, ``MeasuredHead/estimates``).
+    package var estimateIndex = 0
 }
 
 /// The two cues of a measurement and their fusion.
@@ -100,8 +103,15 @@ extension CueFusion {
     /// - Returns: the time cue, the level cue and their fusion.
     @inline(__always)
     package static func fuse(_ m: CueMeasurements, model: ArrayModel, gateDBFS: Double) -> FusedCues {
-        let timeLateral = m.lowFrequencyShare.map { model.lateral(delay: m.delaySeconds, lowFrequencyShare: $0) }
-            ?? model.lateral(delay: m.delaySeconds)
+        let timeLateral: Double
+        if let head = model.measuredHead {
+            timeLateral = head.lateral(
+                delay: m.delaySeconds - model.delayOffsetSeconds, lowFrequencyShare: m.lowFrequencyShare ?? 0,
+                estimate: m.estimateIndex)
+        } else {
+            timeLateral = m.lowFrequencyShare.map { model.lateral(delay: m.delaySeconds, lowFrequencyShare: $0) }
+                ?? model.lateral(delay: m.delaySeconds)
+        }
         let time = Cue(lateral: timeLateral, confidence: m.timeConfidence)
         let level: Cue
         switch model.kind {
@@ -114,9 +124,16 @@ extension CueFusion {
             let confidence = m.levelCoherence.map {
                 ConfidenceMapping.loudness(levelDBFS: m.levelDBFS, gateDBFS: gateDBFS) * $0
             } ?? 0
-            let lateral = model.kind == .binaural
-                ? model.lateral(levelDifference: m.levelDifferenceDecibels, frequencyHz: m.levelFrequencyHz)
-                : model.lateral(leftRMS: m.leftRMS, rightRMS: m.rightRMS, highFrequencyILD: m.levelDifferenceDecibels)
+            let lateral: Double
+            if model.kind == .binaural, let head = model.measuredHead {
+                // A band whose level cue carries no weight is not inverted.
+                lateral = m.levelCoherence == nil
+                    ? 0 : head.lateral(levelDifference: m.levelDifferenceDecibels - model.gainOffsetDecibels, estimate: m.estimateIndex)
+            } else if model.kind == .binaural {
+                lateral = model.lateral(levelDifference: m.levelDifferenceDecibels, frequencyHz: m.levelFrequencyHz)
+            } else {
+                lateral = model.lateral(leftRMS: m.leftRMS, rightRMS: m.rightRMS, highFrequencyILD: m.levelDifferenceDecibels)
+            }
             level = Cue(lateral: lateral, confidence: confidence)
         }
         return FusedCues(time: time, level: level, fused: fuse(time: time, level: level, model: model))

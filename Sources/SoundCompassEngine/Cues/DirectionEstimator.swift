@@ -86,7 +86,7 @@ package final class DirectionEstimator {
         let delay = correlated.delay, spectra = correlated.spectra
         // Binaural: the delay is read at the frame's own mixture of frequencies (a head's
         // low-frequency delay is up to 1.5 times its high-frequency one).
-        let share = binShares.map { spectra.lowFrequencyShare(shares: $0.baseAddress, bins: 1...(gccPhat.fftSize / 2 - 1)) }
+        let share = binShares.map { spectra.lowFrequencyShare(shares: $0.baseAddress, bins: 1...(gccPhat.fftSize / 2 - 1), lagSamples: delay.lagSamples) }
         let hfILD = spectra.levelDifferenceDecibels(fromBin: highFrequencyBin)
         // A coincident pair's level cue reads the channels' covariance; the others do not measure it.
         let covariance = model.kind == .coincident

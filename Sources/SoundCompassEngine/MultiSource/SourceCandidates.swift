@@ -310,7 +310,9 @@ package final class SourceCandidateFinder {
         let model = configuration.array
         for j in 0..<count {
             let delay = lags[j] / configuration.sampleRate
-            let lateral = share.map { model.lateral(delay: delay, lowFrequencyShare: $0) } ?? model.lateral(delay: delay)
+            let lateral = model.measuredHead.map {
+                $0.lateral(delay: delay - model.delayOffsetSeconds, lowFrequencyShare: share ?? 0, estimate: 0)
+            } ?? share.map { model.lateral(delay: delay, lowFrequencyShare: $0) } ?? model.lateral(delay: delay)
             candidates[j].azimuth = ArrayModel.azimuthDegrees(lateral: lateral)
             candidates[j].share = total > 0 ? candidates[j].strength / total : 0
         }

@@ -22,6 +22,9 @@ public struct ArrayProfile: Sendable, Equatable {
     /// Binaural level-cue gain, dB at 90°; `nil` for the other kinds (a coincident profile of an
     /// older version may carry a tanh gain: it is read and ignored).
     public var ildGain: Double?
+    /// Binaural: the delay law's coefficients `[a_high, b_high, a_low, b_low]` (``HeadDelayLaw``,
+    /// units of `r/c`) when not the default; `nil` for the default law and the other kinds.
+    public var headLaw: HeadDelayLaw?
     /// A coincident pair's pattern coefficient, 0…1 (`nil` for the other kinds; 0.5, cardioid,
     /// when a coincident profile has none).
     public var pattern: Double?
@@ -54,6 +57,7 @@ public struct ArrayProfile: Sendable, Equatable {
         delayOffsetMicroseconds = model.delayOffsetSeconds * 1e6
         gainOffsetDecibels = model.gainOffsetDecibels
         ildGain = model.kind == .binaural ? model.ildGain : nil
+        headLaw = model.kind == .binaural && model.headLaw != .measuredHeads ? model.headLaw : nil
         pattern = model.kind == .coincident ? model.coincidentPair.pattern : nil
         includedAngleDegrees = model.kind == .coincident ? model.coincidentPair.includedAngleDegrees : nil
         midSide = model.kind == .coincident && model.channelsAreMidSide
@@ -76,7 +80,7 @@ public struct ArrayProfile: Sendable, Equatable {
             coincidentPair: CoincidentPair(
                 pattern: pattern ?? CoincidentPair.xyCardioids.pattern,
                 includedAngleDegrees: includedAngleDegrees ?? CoincidentPair.xyCardioids.includedAngleDegrees),
-            channelsAreMidSide: array == .coincident && midSide)
+            channelsAreMidSide: array == .coincident && midSide, headLaw: headLaw ?? .measuredHeads)
     }
 
     /// The `format` field of every profile.
@@ -158,6 +162,13 @@ public struct ArrayProfile: Sendable, Equatable {
         profile.delayOffsetMicroseconds = file.delay_offset_us
         profile.gainOffsetDecibels = file.gain_offset_db
         profile.ildGain = kind == .binaural ? file.ild_gain : nil
+        if kind == .binaural, let law = file.head_law {
+            try check(
+                law.count == 4 && law.allSatisfy { $0.isFinite && abs($0) <= 100 } && law[0] >= 0 && law[2] >= 0
+                    && law[0] + law[1] > 0 && law[2] + law[3] > 0,
+                "head_law must be four numbers [a_high, b_high, a_low, b_low] with a ≥ 0 and a + b > 0 (a law that rises)")
+            profile.headLaw = HeadDelayLaw(highLinear: law[0], highSine: law[1], lowLinear: law[2], lowSine: law[3])
+        }
         if kind == .coincident {
             profile.pattern = file.pattern ?? CoincidentPair.xyCardioids.pattern
             profile.includedAngleDegrees = file.included_angle_deg ?? CoincidentPair.xyCardioids.includedAngleDegrees
@@ -201,6 +212,10 @@ public struct ArrayProfile: Sendable, Equatable {
             "\"gain_offset_db\": \(number(gainOffsetDecibels, 3))",
             "\"ild_gain\": \(ildGain.map { positive($0, 3) } ?? "null")",
         ]
+        if let law = headLaw {
+            let values = [law.highLinear, law.highSine, law.lowLinear, law.lowSine].map { number($0, 5) }
+            lines.append("\"head_law\": [\(values.joined(separator: ", "))]")
+        }
         if let pattern { lines.append("\"pattern\": \(number(pattern, 3))") }
         if let includedAngleDegrees { lines.append("\"included_angle_deg\": \(positive(includedAngleDegrees, 1))") }
         if midSide { lines.append("\"mid_side\": true") }
@@ -226,6 +241,7 @@ private struct ProfileFile: Decodable {
     var delay_offset_us: Double
     var gain_offset_db: Double
     var ild_gain: Double?
+    var head_law: [Double]?
     var pattern: Double?
     var included_angle_deg: Double?
     var mid_side: Bool?

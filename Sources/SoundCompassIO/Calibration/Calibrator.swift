@@ -54,12 +54,14 @@ package enum Calibrator {
                 guard record.active else { return }
                 measurement.activeFrames += 1
                 guard let azimuth = truth.azimuth(at: record.time) else { return }
-                measurement.observations.append(CalibrationObservation(
+                var observation = CalibrationObservation(
                     time: record.time, truthAzimuth: azimuth,
                     delay: estimate.delay.lagSamples / configuration.sampleRate,
                     ildDecibels: estimate.levels.ildDecibels, highFrequencyILD: estimate.highFrequencyILD,
                     weight: record.confidence, leftPower: estimate.covariance.leftPower,
-                    rightPower: estimate.covariance.rightPower, crossPower: estimate.covariance.crossPower))
+                    rightPower: estimate.covariance.rightPower, crossPower: estimate.covariance.crossPower)
+                observation.lowFrequencyShare = estimate.lowFrequencyShare ?? 0
+                measurement.observations.append(observation)
             })
         }
         return measurement

@@ -42,7 +42,7 @@ public final class AnalysisSession {
     ///   - imu: the listener's yaw, for front/back.
     ///   - warning: called with each warning found while opening (skipped IMU rows, a profile
     ///     fitted at another sample rate), in order.
-    /// - Throws: ``SoundFileError``, ``IMUError``, ``ProfileError``, or
+    /// - Throws: ``SoundFileError``, ``IMUError``, ``ProfileError``, ``SOFAError``, or
     ///   ``AnalysisSessionError/unsuitableSettings(source:problem:)``.
     public convenience init(
         input: AnalysisInput, channels: (left: Int, right: Int)? = nil, swap: Bool = false,
@@ -91,13 +91,21 @@ public final class AnalysisSession {
         imuFollower = follower
         let loaded = try settings.profilePath.map { try ArrayProfile.load(path: $0) }
         profile = loaded
-        let config = settings.configuration(sampleRate: source.sampleRate, array: loaded?.model)
+        var config = settings.configuration(sampleRate: source.sampleRate, array: loaded?.model)
         if let path = settings.profilePath, let loaded, loaded.sampleRate != source.sampleRate {
             warning(
                 "\(path): fitted at \(formatHertz(loaded.sampleRate)), but \(source.name) is \(formatHertz(source.sampleRate)); a different interface setting may delay the channels differently")
         }
         do { try config.validate() } catch {
             throw AnalysisSessionError.unsuitableSettings(source: source.name, problem: error)
+        }
+        if let hrtf = settings.hrtfPath {
+            guard config.array.kind == .binaural else {
+                throw SOFAError.unusable(
+                    path: hrtf, problem: "a measured head needs the binaural array model, but the profile sets \(config.array.kind.rawValue)")
+            }
+            // The head's own tables, measured by the engine for this configuration.
+            config.array.measuredHead = try SOFAFile.measuredHead(path: hrtf, configuration: config)
         }
         configuration = config
         // The default bands above 0.45·fs are left out quietly (documented); bands the user
@@ -195,6 +203,8 @@ public final class AnalysisSession {
             let pair = model.coincidentPair
             text += " pattern \(formatTrimmed(pair.pattern, 3)), angle \(formatTrimmed(pair.includedAngleDegrees, 1))°"
                 + (model.channelsAreMidSide ? ", Mid-Side decoded" : "")
+        case .binaural where model.measuredHead != nil:
+            text += " measured head \(model.measuredHead!.name) (\(model.measuredHead!.azimuths.count) directions)"
         case .binaural:
             text += " head radius \(formatTrimmed(model.headRadiusMeters, 4)) m, ILD gain \(formatTrimmed(model.ildGain, 2)) dB"
         }

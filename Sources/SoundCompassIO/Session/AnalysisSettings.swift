@@ -28,6 +28,10 @@ public struct AnalysisSettings: Sendable {
     /// A calibration profile (JSON, as `ArrayProfile.json` writes it) whose array model replaces
     /// ``array``; read when the session opens.
     public var profilePath: String?
+    /// A measured head (an AES69 SOFA file) whose own delay and level tables replace the
+    /// binaural delay law and level model (``MeasuredHead``); built for the source's sample
+    /// rate when the session opens. Binaural only.
+    public var hrtfPath: String?
     /// Frame length; `nil` for about 43 ms (a power of two).
     public var frameLength: Length?
     /// Hop between frames; `nil` for half a frame.

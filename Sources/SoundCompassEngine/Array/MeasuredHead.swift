@@ -1,0 +1,349 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// One direction of a measured head: the two ears' impulse responses for a far source at an
+/// azimuth in the horizontal plane.
+public struct HeadImpulseResponse: Sendable, Equatable {
+    /// Degrees, −90…90 (0 ahead, negative left).
+    public var azimuthDegrees: Double
+    /// Left ear's impulse response, at the analysis sample rate.
+    public var left: [Float]
+    /// Right ear's impulse response, at the analysis sample rate.
+    public var right: [Float]
+
+    public init(azimuthDegrees: Double, left: [Float], right: [Float]) {
+        self.azimuthDegrees = azimuthDegrees
+        self.left = left
+        self.right = right
+    }
+}
+
+/// A measured head's own interaural delay and level against azimuth, as the engine's own
+/// estimators read them, for one analysis configuration (its sample rate, framing and bands):
+/// the binaural model's tables when `--hrtf` gives a head (``ArrayModel/measuredHead``).
+///
+/// **Building** (``measure(name:impulseResponses:configuration:)``): seeded noise is rendered
+/// through each direction's impulse responses (circular convolution over a 16384-sample period)
+/// and analysed by the engine itself (``StreamingAnalyzer`` with the binaural model); the median
+/// over the frames of each estimate's delay, low-frequency share and level difference goes in
+/// the table. Each estimate is the broadband one (``estimates``[0]) or one band's (``estimates``[1…]).
+/// Two noises are rendered, each over an uncorrelated sensor floor 30 dB down (a usual
+/// recording's): white, and pink, whose high bins the floor leaves with less coherence, as it
+/// does speech's, so that its delays lean towards the low frequencies. A real head's delay is
+/// larger at low frequencies than at high ones, so a sound's broadband delay depends on its
+/// spectrum; the two renders give each direction's delay at two low-frequency shares (the
+/// engine's own measure of that lean, ``FrameSpectra/lowFrequencyShare(shares:bins:lagSamples:)``),
+/// and a measurement is read at its own share by linear interpolation between them, clamped
+/// to the two. (`soundcompass head` prints both renders; the default delay law is fitted to
+/// both.)
+///
+/// **Reading** (``lateral(delay:lowFrequencyShare:estimate:)``): each render's delay path `−τ`
+/// is made monotonic in azimuth (pool-adjacent-violators) when built; a measured delay is
+/// inverted by a linear search and linear interpolation between the two bracketing azimuths
+/// (the middle of a flat stretch, such as KEMAR's from 85° to 90°, where the delay cannot tell
+/// the azimuths apart). Levels are
+/// inverted on the rising part around the front (``lateral(levelDifference:estimate:)``). The
+/// reads never allocate.
+public struct MeasuredHead: Sendable, Equatable {
+    /// Where the head came from (a path), for messages.
+    public var name: String
+    /// The measured azimuths, degrees, ascending, within −90…90.
+    public var azimuths: [Double]
+    /// The tables of each estimate: the broadband one first, then one per band, in the order
+    /// of ``AnalysisConfiguration/usableBands``.
+    public var estimates: [Estimate]
+
+    /// One estimate's tables, one value per azimuth.
+    public struct Estimate: Sendable, Equatable {
+        /// "broadband" or the band's name.
+        public var name: String
+        /// White noise: the delay (right minus left, seconds), made monotonic.
+        public var delays: [Double]
+        /// White noise: the low-frequency share the delay was read at.
+        public var shares: [Double]
+        /// Pink noise: the delay, seconds, made monotonic.
+        public var lowDelays: [Double]
+        /// Pink noise: its low-frequency share.
+        public var lowShares: [Double]
+        /// White noise: the level difference (right minus left), dB.
+        public var levels: [Double]
+        /// The rising part of ``levels`` around the front (made monotonic), from index
+        /// ``levelFirst`` to ``levelLast``.
+        public var risingLevels: [Double]
+        public var levelFirst: Int
+        public var levelLast: Int
+    }
+
+    public init(name: String, azimuths: [Double], estimates: [Estimate]) {
+        self.name = name
+        self.azimuths = azimuths
+        self.estimates = estimates
+    }
+
+    // MARK: - Reading
+
+    /// The lateral value `sin θ` (−1…1) of a delay measured by estimate `index` at low-frequency
+    /// share `share`.
+    /// - Parameters:
+    ///   - delay: right minus left, seconds, with the hardware offset already removed.
+    ///   - share: the measurement's low-frequency share, 0…1.
+    ///   - index: 0 broadband, `1 + i` band `i`.
+    @inline(__always)
+    public func lateral(delay: Double, lowFrequencyShare share: Double, estimate index: Int) -> Double {
+        let n = azimuths.count
+        let e = estimates[index]
+        return e.delays.withUnsafeBufferPointer { d in
+            e.lowDelays.withUnsafeBufferPointer { dl in
+                e.shares.withUnsafeBufferPointer { s in
+                    e.lowShares.withUnsafeBufferPointer { sl in
+                        azimuths.withUnsafeBufferPointer { az in
+                            // −τ at this share, rising with the azimuth.
+                            func path(_ j: Int) -> Double {
+                                let span = sl[j] - s[j]
+                                guard abs(span) > 1e-4 else { return -d[j] }
+                                let t = max(0, min(1, (share - s[j]) / span))
+                                return -(d[j] + t * (dl[j] - d[j]))
+                            }
+                            let target = -delay
+                            if target <= path(0) { return sin(az[0] * Double.pi / 180) }
+                            if target >= path(n - 1) { return sin(az[n - 1] * Double.pi / 180) }
+                            var j = 1
+                            var next = path(1)
+                            while j < n - 1 && next < target {
+                                j += 1
+                                next = path(j)
+                            }
+                            // A flat stretch at the target reads its middle.
+                            if next == target {
+                                var first = j, last = j
+                                while first > 0 && path(first - 1) == target { first -= 1 }
+                                while last < n - 1 && path(last + 1) == target { last += 1 }
+                                return sin((az[first] + az[last]) / 2 * Double.pi / 180)
+                            }
+                            let previous = path(j - 1)
+                            let t = next > previous ? (target - previous) / (next - previous) : 0.5
+                            return sin((az[j - 1] + t * (az[j] - az[j - 1])) * Double.pi / 180)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The lateral value `sin θ` (−1…1) of a level difference measured by estimate `index`, on
+    /// the rising part of the head's level around the front; a difference at or past either end
+    /// reads ±1 (90°), as the spherical model's does past its peak.
+    /// - Parameters:
+    ///   - decibels: right minus left, dB, with the hardware offset already removed.
+    ///   - index: 0 broadband, `1 + i` band `i`.
+    @inline(__always)
+    public func lateral(levelDifference decibels: Double, estimate index: Int) -> Double {
+        let e = estimates[index]
+        let first = e.levelFirst, last = e.levelLast
+        guard last > first else { return 0 }
+        return e.risingLevels.withUnsafeBufferPointer { levels in
+            azimuths.withUnsafeBufferPointer { az in
+                if decibels <= levels[first] { return -1 }
+                if decibels >= levels[last] { return 1 }
+                for j in (first + 1)...last where levels[j] >= decibels {
+                    let step = levels[j] - levels[j - 1]
+                    let t = step > 0 ? (decibels - levels[j - 1]) / step : 0.5
+                    return sin((az[j - 1] + t * (az[j] - az[j - 1])) * Double.pi / 180)
+                }
+                return 1
+            }
+        }
+    }
+
+    // MARK: - Building
+
+    /// Samples of one period of the rendered noise.
+    static let period = 16384
+    /// Periods analysed per direction and noise.
+    static let periods = 3
+    /// Frames skipped at the start of each render (filters and spectral averages settling).
+    static let settlingFrames = 4
+
+    /// Measures a head's tables by running the engine on noise rendered through its impulse
+    /// responses (see the type's notes). Allocates; not for the per-frame path.
+    /// - Parameters:
+    ///   - name: for messages (a path).
+    ///   - impulseResponses: at least two directions at `configuration`'s sample rate, any order.
+    ///   - configuration: the analysis it is for (binaural; its ``ArrayModel/measuredHead`` is ignored).
+    /// - Returns: the tables, for ``ArrayModel/measuredHead``.
+    public static func measure(
+        name: String, impulseResponses: [HeadImpulseResponse], configuration: AnalysisConfiguration
+    ) -> MeasuredHead {
+        precondition(impulseResponses.count >= 2, "a measured head needs at least two directions")
+        var config = configuration
+        config.array.kind = .binaural
+        config.array.measuredHead = nil
+        config.array.delayOffsetSeconds = 0
+        config.array.gainOffsetDecibels = 0
+        config.maxSources = 0
+        let sorted = impulseResponses.sorted { $0.azimuthDegrees < $1.azimuthDegrees }
+        let bandNames = config.usableBands.map(\.name)
+        let count = bandNames.count + 1
+        let fft = RealFFT(size: period)
+        let white = noiseSpectrum(fft: fft, seed: 0x5EED_0001, pink: false, sampleRate: config.sampleRate)
+        let pink = noiseSpectrum(fft: fft, seed: 0x5EED_0002, pink: true, sampleRate: config.sampleRate)
+        var tables = (0..<count).map { i in
+            Estimate(
+                name: i == 0 ? "broadband" : bandNames[i - 1], delays: [], shares: [], lowDelays: [], lowShares: [],
+                levels: [], risingLevels: [], levelFirst: 0, levelLast: 0)
+        }
+        for response in sorted {
+            let w = measureOne(response, noise: white, floorDecibels: -30, fft: fft, configuration: config)
+            let l = measureOne(response, noise: pink, floorDecibels: -30, fft: fft, configuration: config)
+            for i in 0..<count {
+                tables[i].delays.append(w[i].delay)
+                tables[i].shares.append(w[i].share)
+                tables[i].levels.append(w[i].level)
+                tables[i].lowDelays.append(l[i].delay)
+                tables[i].lowShares.append(l[i].share)
+            }
+        }
+        let azimuths = sorted.map(\.azimuthDegrees)
+        for i in 0..<count {
+            // Monotonic in azimuth: −τ rises, so τ falls.
+            tables[i].delays = isotonic(tables[i].delays.map { -$0 }).map { -$0 }
+            tables[i].lowDelays = isotonic(tables[i].lowDelays.map { -$0 }).map { -$0 }
+            let rising = risingPart(tables[i].levels, azimuths: azimuths)
+            tables[i].levelFirst = rising.first
+            tables[i].levelLast = rising.last
+            var levels = tables[i].levels
+            if rising.last > rising.first {
+                levels.replaceSubrange(rising.first...rising.last, with: isotonic(Array(levels[rising.first...rising.last])))
+            }
+            tables[i].risingLevels = levels
+        }
+        return MeasuredHead(name: name, azimuths: azimuths, estimates: tables)
+    }
+
+    /// One period of seeded noise's spectrum: white, or pink (amplitude `1/√f` above 20 Hz).
+    private static func noiseSpectrum(fft: RealFFT, seed: UInt64, pink: Bool, sampleRate: Double) -> [(re: Float, im: Float)] {
+        var generator = SplitMix(seed: seed)
+        var spectrum = fft.forward((0..<period).map { _ in Float(generator.uniform() * 2 - 1) })
+        if pink {
+            for k in spectrum.indices {
+                let f = max(20, Double(k) * sampleRate / Double(period))
+                let gain = Float((20 / f).squareRoot())
+                spectrum[k] = (spectrum[k].re * gain, spectrum[k].im * gain)
+            }
+        }
+        return spectrum
+    }
+
+    /// The medians of each estimate's delay, share and level difference over the frames of
+    /// `noise` rendered through `response` (circularly: the noise is periodic).
+    private static func measureOne(
+        _ response: HeadImpulseResponse, noise: [(re: Float, im: Float)], floorDecibels: Double?, fft: RealFFT,
+        configuration: AnalysisConfiguration
+    ) -> [(delay: Double, share: Double, level: Double)] {
+        func render(_ ir: [Float]) -> [Float] {
+            var folded = [Float](repeating: 0, count: period)
+            for (i, v) in ir.enumerated() { folded[i % period] += v }
+            let h = fft.forward(folded)
+            let product = zip(noise, h).map { (re: $0.re * $1.re - $0.im * $1.im, im: $0.re * $1.im + $0.im * $1.re) }
+            return fft.inverse(product).map { $0 / Float(period) }
+        }
+        var left = render(response.left), right = render(response.right)
+        // Scale to an RMS of about −26 dBFS (well above the silence gate).
+        let power = (left.reduce(0) { $0 + Double($1 * $1) } + right.reduce(0) { $0 + Double($1 * $1) }) / Double(2 * period)
+        let gain = power > 0 ? Float(0.05 / power.squareRoot()) : 1
+        left = left.map { $0 * gain }
+        right = right.map { $0 * gain }
+        if let floor = floorDecibels {
+            var generator = SplitMix(seed: 0x5EED_0003)
+            let amplitude = Float(0.05 * pow(10, floor / 20) * 3.0.squareRoot())
+            left = left.map { $0 + amplitude * Float(generator.uniform() * 2 - 1) }
+            right = right.map { $0 + amplitude * Float(generator.uniform() * 2 - 1) }
+        }
+        let analyzer = try! StreamingAnalyzer(configuration: configuration)
+        let count = configuration.usableBands.count + 1
+        var delays = [[Double]](repeating: [], count: count)
+        var shares = [[Double]](repeating: [], count: count)
+        var levels = [[Double]](repeating: [], count: count)
+        var frame = 0
+        let fs = configuration.sampleRate
+        for _ in 0..<periods {
+            left.withUnsafeBufferPointer { l in
+                right.withUnsafeBufferPointer { r in
+                    analyzer.process(left: l, right: r) { (_, estimate: FrameEstimate) in
+                        frame += 1
+                        guard frame > settlingFrames else { return }
+                        delays[0].append(estimate.delay.lagSamples / fs)
+                        shares[0].append(estimate.lowFrequencyShare ?? 0)
+                        levels[0].append(estimate.highFrequencyILD)
+                        for (i, m) in analyzer.subbands.measurements.enumerated() {
+                            delays[i + 1].append(m.delaySeconds)
+                            shares[i + 1].append(m.lowFrequencyShare ?? 0)
+                            levels[i + 1].append(m.levelDifferenceDecibels)
+                        }
+                    }
+                }
+            }
+        }
+        return (0..<count).map { (median(delays[$0]), median(shares[$0]), median(levels[$0])) }
+    }
+
+    private static func median(_ values: [Double]) -> Double {
+        let finite = values.filter(\.isFinite).sorted()
+        guard !finite.isEmpty else { return 0 }
+        let n = finite.count
+        return n % 2 == 1 ? finite[n / 2] : (finite[n / 2 - 1] + finite[n / 2]) / 2
+    }
+
+    /// The non-decreasing sequence nearest to `values` in least squares (pool adjacent violators).
+    static func isotonic(_ values: [Double]) -> [Double] {
+        var blocks: [(sum: Double, count: Int)] = []
+        for v in values {
+            blocks.append((v, 1))
+            while blocks.count > 1, blocks[blocks.count - 2].sum / Double(blocks[blocks.count - 2].count)
+                > blocks[blocks.count - 1].sum / Double(blocks[blocks.count - 1].count) {
+                let last = blocks.removeLast()
+                blocks[blocks.count - 1].sum += last.sum
+                blocks[blocks.count - 1].count += last.count
+            }
+        }
+        return blocks.flatMap { [Double](repeating: $0.sum / Double($0.count), count: $0.count) }
+    }
+
+    /// The indices around the azimuth nearest 0° between which the level rises: to the left
+    /// while it falls, to the right while it rises (a little slack for measurement noise).
+    static func risingPart(_ levels: [Double], azimuths: [Double]) -> (first: Int, last: Int) {
+        guard let centre = azimuths.indices.min(by: { abs(azimuths[$0]) < abs(azimuths[$1]) }) else { return (0, 0) }
+        var first = centre, last = centre
+        var lowest = levels[centre], highest = levels[centre]
+        while first > 0, levels[first - 1] < lowest + 0.25 {
+            first -= 1
+            lowest = min(lowest, levels[first])
+        }
+        while last < levels.count - 1, levels[last + 1] > highest - 0.25 {
+            last += 1
+            highest = max(highest, levels[last])
+        }
+        // End each side at its extreme.
+        if let low = (first...centre).min(by: { levels[$0] < levels[$1] }) { first = low }
+        if let high = (centre...last).max(by: { levels[$0] < levels[$1] }) { last = high }
+        return (first, last)
+    }
+}
+
+/// SplitMix64: a small seeded generator for the measuring noise.
+struct SplitMix {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    /// Uniform in [0, 1).
+    mutating func uniform() -> Double { Double(next() >> 11) / Double(1 << 53) }
+}

