@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "SoundCompass", targets: ["SoundCompass"]),
         .library(name: "SoundCompassEngine", targets: ["SoundCompassEngine"]),
         .library(name: "SoundCompassIO", targets: ["SoundCompassIO"]),
+        .library(name: "SoundCompassClassifier", targets: ["SoundCompassClassifier"]),
         .library(name: "TestSignals", targets: ["TestSignals"]),
         .executable(name: "soundcompass", targets: ["SoundCompassCLI"]),
     ],
@@ -34,6 +35,18 @@ let package = Package(
             pkgConfig: "alsa",
             providers: [.apt(["libasound2-dev"])]
         ),
+        .systemLibrary(
+            name: "CBLAS",
+            path: "Sources/CBLAS",
+            pkgConfig: "openblas",
+            providers: [.apt(["libopenblas-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSoxr",
+            path: "Sources/CSoxr",
+            pkgConfig: "soxr",
+            providers: [.apt(["libsoxr-dev"])]
+        ),
 
         // MARK: - Engine (pure DSP), I/O, and the umbrella that re-exports both
         .target(
@@ -54,6 +67,14 @@ let package = Package(
             path: "Sources/SoundCompass"
         ),
 
+        // MARK: - Sound classification (YAMNet, Docs/Classification.md): beside the engine, which
+        // knows nothing of it
+        .target(
+            name: "SoundCompassClassifier",
+            dependencies: ["SoundCompassEngine", "SoundCompassIO", "CBLAS", "CSoxr", "CFFTW"],
+            path: "Sources/SoundCompassClassifier"
+        ),
+
         // MARK: - Deterministic test signals (pure Swift, independent of the engine)
         .target(
             name: "TestSignals",
@@ -65,6 +86,7 @@ let package = Package(
             name: "SoundCompassCLI",
             dependencies: [
                 "SoundCompass",
+                "SoundCompassClassifier",
                 "TestSignals",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -108,6 +130,11 @@ let package = Package(
             dependencies: ["SoundCompassIO", "SoundCompassEngine", "TestSignals", "TestSupport"]
         ),
         .testTarget(
+            name: "SoundCompassClassifierTests",
+            dependencies: ["SoundCompassClassifier", "SoundCompassIO", "SoundCompassEngine", "TestSignals", "TestSupport"],
+            exclude: ["Fixtures"]
+        ),
+        .testTarget(
             name: "TestSignalsTests",
             dependencies: ["TestSignals"]
         ),
@@ -127,7 +154,10 @@ let package = Package(
         ),
         .testTarget(
             name: "SoundCompassAllocationTests",
-            dependencies: ["SoundCompassEngine", "SoundCompassIO", "TestSignals", "TestSupport", "CMallocCounter"]
+            dependencies: [
+                "SoundCompassEngine", "SoundCompassIO", "SoundCompassClassifier", "TestSignals", "TestSupport",
+                "CMallocCounter",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]
