@@ -115,6 +115,13 @@ let package = Package(
             path: "Examples/ReadFile"
         ),
 
+        // MARK: - The classifier's speed (Benchmarks/classify.sh)
+        .executableTarget(
+            name: "ClassifierBenchmark",
+            dependencies: ["SoundCompassClassifier", "SoundCompassEngine"],
+            path: "Benchmarks/Classifier"
+        ),
+
         // MARK: - Tests
         .target(
             name: "TestSupport",

@@ -13,12 +13,6 @@ enum BLAS {
             blasint(k), 0, c, blasint(n))
     }
 
-    /// `y[m] = A[m×n] · x[n]` (row-major; y overwritten).
-    /// The corresponding C function is `cblas_sgemv`.
-    static func multiply(_ a: UnsafePointer<Float>, _ x: UnsafePointer<Float>, into y: UnsafeMutablePointer<Float>, m: Int, n: Int) {
-        cblas_sgemv(CblasRowMajor, CblasNoTrans, blasint(m), blasint(n), 1, a, blasint(n), x, 1, 0, y, 1)
-    }
-
     /// One OpenBLAS thread, unless `OPENBLAS_NUM_THREADS` says otherwise: the classifier's
     /// products are small and the analysis runs beside them.
     /// The corresponding C function is `openblas_set_num_threads`.

@@ -3,7 +3,8 @@ import SoundCompassEngine
 /// YAMNet with its class names, a ``LabelSet`` and the alert classes: turns a log-mel patch
 /// into a ``SoundLabel``.
 ///
-/// Life cycle: `init` reads the model and allocates; ``label(patch:)`` never allocates.
+/// Life cycle: `init` reads the model and allocates; ``label(patch:)``,
+/// ``classify(patches:count:)`` and ``label(ofPatch:)`` never allocate.
 public final class SoundClassifier {
     /// The network.
     public let network: YAMNet
@@ -27,16 +28,20 @@ public final class SoundClassifier {
     ///   - directory: the model directory (default ``YAMNetWeights/defaultDirectory``).
     ///   - labels: what to report: `all`, `everyday` or a list (see ``LabelSet``).
     ///   - alerts: comma-separated everyday groups or class names to alert on (empty: none).
+    ///   - maximumBatch: most patches per ``classify(patches:count:)``.
     /// - Throws: ``ClassifierError``.
-    public init(directory: String = YAMNetWeights.defaultDirectory, labels: String = "all", alerts: String = "") throws(ClassifierError) {
+    public init(
+        directory: String = YAMNetWeights.defaultDirectory, labels: String = "all", alerts: String = "",
+        maximumBatch: Int = 1
+    ) throws(ClassifierError) {
         let weights = try YAMNetWeights(path: directory + "/" + YAMNetWeights.fileName)
         let classes = try ClassMap(path: directory + "/" + YAMNetWeights.classMapFileName)
-        self.network = YAMNet(weights: weights)
+        self.network = YAMNet(weights: weights, maximumBatch: maximumBatch)
         self.classes = classes
         self.labels = try LabelSet(parsing: labels, classes: classes)
         self.alerts = try LabelSet.alertClasses(alerts, classes: classes)
-        logits = .allocate(capacity: YAMNet.classCount)
-        logits.initialize(repeating: 0, count: YAMNet.classCount)
+        logits = .allocate(capacity: YAMNet.classCount * maximumBatch)
+        logits.initialize(repeating: 0, count: YAMNet.classCount * maximumBatch)
         scores = .allocate(capacity: YAMNet.classCount)
         scores.initialize(repeating: 0, count: YAMNet.classCount)
     }
@@ -53,7 +58,22 @@ public final class SoundClassifier {
     /// - Parameter patch: `96 × 64` log-mel values, frame-major (``LogMelFrontEnd``).
     /// - Returns: the three best of ``labels`` and whether an alert class appears.
     public func label(patch: UnsafePointer<Float>) -> SoundLabel {
-        network.logits(patch: patch, into: logits)
+        classify(patches: patch, count: 1)
+        return label(ofPatch: 0)
+    }
+
+    /// Runs the network on `count` patches at once (see ``YAMNet``); ``label(ofPatch:)`` then
+    /// names each.
+    /// - Parameters:
+    ///   - patches: `count` patches of `96 × 64` log-mel values one after another.
+    ///   - count: 1…``YAMNet/maximumBatch``.
+    public func classify(patches: UnsafePointer<Float>, count: Int) {
+        network.logits(patches: patches, count: count, into: logits)
+    }
+
+    /// The label of patch `index` of the last ``classify(patches:count:)``.
+    public func label(ofPatch index: Int) -> SoundLabel {
+        let logits = self.logits + index * YAMNet.classCount
         for c in 0..<YAMNet.classCount { scores[c] = YAMNet.score(logit: logits[c]) }
         // The three best reported names.
         var best = (-1, -1, -1), bestScore: (Float, Float, Float) = (-1, -1, -1)

@@ -71,7 +71,12 @@ public final class SourceLabeler: RecordLabeler {
     ///   - classifier: the model and the names to report.
     ///   - configuration: the analysis's settings (its sample rate, array and ``AnalysisConfiguration/maxSources``).
     /// - Throws: ``ClassifierError/resampler(_:)``.
+    /// - Precondition: the classifier takes batches of ``AnalysisConfiguration/maxSources``
+    ///   patches (``SoundClassifier/init(directory:labels:alerts:maximumBatch:)``).
     public init(classifier: SoundClassifier, configuration: AnalysisConfiguration) throws(ClassifierError) {
+        precondition(
+            classifier.network.maximumBatch >= max(1, configuration.maxSources),
+            "the classifier must take a batch of every source's patch")
         self.classifier = classifier
         self.configuration = configuration
         resampler = try Resampler(inputRate: configuration.sampleRate, outputRate: LogMelFrontEnd.sampleRate)
@@ -203,11 +208,14 @@ public final class SourceLabeler: RecordLabeler {
                 rot[2 * k + 1] = Float(sin(omega * tau))
             }
         }
-        buildPatches(sources: model.kind == .coincident ? 0 : count)
+        // A coincident pair: one mixture patch names every source.
+        let coincident = model.kind == .coincident
+        buildPatches(sources: coincident ? 0 : count)
+        let batch = coincident ? 1 : count
+        classifier.classify(patches: patches, count: batch)
+        patchesClassified += batch
         for (j, i) in heard.enumerated() {
-            let patch = model.kind == .coincident ? patches : patches + j * Self.frames * YAMNet.melBands
-            store(classifier.label(patch: patch), id: sourceIDs[i])
-            patchesClassified += 1
+            store(classifier.label(ofPatch: coincident ? 0 : j), id: sourceIDs[i])
         }
     }
 

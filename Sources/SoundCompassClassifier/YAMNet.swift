@@ -12,8 +12,13 @@ import Musl
 /// matrix product (`cblas_sgemm`) and lets the depthwise convolution run eight channels at a
 /// time. The first convolution is an im2col product.
 ///
-/// Life cycle: `init` allocates every buffer; ``logits(patch:into:)`` never allocates. Not
-/// thread-safe (one instance per thread).
+/// Several patches (the sources of one moment) go through together as one batch: their
+/// activations are stacked, so each pointwise product reads the layer's weights once for all of
+/// them (OpenBLAS packs the weights on every call, which costs as much as the arithmetic for the
+/// deep layers' few positions).
+///
+/// Life cycle: `init` allocates every buffer; ``logits(patches:count:into:)`` never allocates.
+/// Not thread-safe (one instance per thread).
 public final class YAMNet {
     /// Frames of a patch (0.96 s at 100 frames per second).
     public static let patchFrames = 96
@@ -29,9 +34,15 @@ public final class YAMNet {
     private let columns: UnsafeMutablePointer<Float>
     private let pooled: UnsafeMutablePointer<Float>
     private let capacity: Int
+    /// Most patches per call.
+    public let maximumBatch: Int
 
-    /// - Parameter weights: the network's weights.
-    public init(weights: YAMNetWeights) {
+    /// - Parameters:
+    ///   - weights: the network's weights.
+    ///   - maximumBatch: most patches per ``logits(patches:count:into:)`` call (≥ 1).
+    public init(weights: YAMNetWeights, maximumBatch: Int = 1) {
+        precondition(maximumBatch >= 1, "a batch holds at least one patch")
+        self.maximumBatch = maximumBatch
         self.weights = weights
         BLAS.useOneThreadUnlessTold()
         // Largest activation: the first block's pointwise output, 48 × 32 × 64.
@@ -41,15 +52,15 @@ public final class YAMNet {
             largest = max(largest, h * w * max(block.inputChannels, block.outputChannels))
         }
         capacity = largest
-        a = .allocate(capacity: largest)
-        b = .allocate(capacity: largest)
-        a.initialize(repeating: 0, count: largest)
-        b.initialize(repeating: 0, count: largest)
+        a = .allocate(capacity: largest * maximumBatch)
+        b = .allocate(capacity: largest * maximumBatch)
+        a.initialize(repeating: 0, count: largest * maximumBatch)
+        b.initialize(repeating: 0, count: largest * maximumBatch)
         let positions = (Self.patchFrames / 2) * (Self.melBands / 2)
-        columns = .allocate(capacity: positions * 9)
-        columns.initialize(repeating: 0, count: positions * 9)
-        pooled = .allocate(capacity: 1024)
-        pooled.initialize(repeating: 0, count: 1024)
+        columns = .allocate(capacity: positions * 9 * maximumBatch)
+        columns.initialize(repeating: 0, count: positions * 9 * maximumBatch)
+        pooled = .allocate(capacity: 1024 * maximumBatch)
+        pooled.initialize(repeating: 0, count: 1024 * maximumBatch)
     }
 
     deinit {
@@ -64,50 +75,72 @@ public final class YAMNet {
     ///   - patch: `96 × 64` log-mel values, frame-major (`patch[64·frame + band]`).
     ///   - logits: room for 521 values.
     public func logits(patch: UnsafePointer<Float>, into logits: UnsafeMutablePointer<Float>) {
+        self.logits(patches: patch, count: 1, into: logits)
+    }
+
+    /// The logits of `count` patches at once.
+    /// - Parameters:
+    ///   - patches: `count` patches of `96 × 64` log-mel values one after another, each
+    ///     frame-major.
+    ///   - count: 1…``maximumBatch``.
+    ///   - logits: room for `521·count` values, patch-major.
+    public func logits(patches: UnsafePointer<Float>, count: Int, into logits: UnsafeMutablePointer<Float>) {
+        precondition((1...maximumBatch).contains(count), "1…\(maximumBatch) patches per call")
         // First convolution, 3×3 stride 2 to 32 channels: im2col, then one product.
         let inH = Self.patchFrames, inW = Self.melBands
         var h = inH / 2, w = inW / 2
-        for oy in 0..<h {
-            for ox in 0..<w {
-                let row = columns + (oy * w + ox) * 9
-                for ky in 0..<3 {
-                    let y = 2 * oy + ky
-                    for kx in 0..<3 {
-                        let x = 2 * ox + kx
-                        row[3 * ky + kx] = (y < inH && x < inW) ? patch[y * inW + x] : 0
+        for n in 0..<count {
+            let patch = patches + n * inH * inW
+            for oy in 0..<h {
+                for ox in 0..<w {
+                    let row = columns + ((n * h + oy) * w + ox) * 9
+                    for ky in 0..<3 {
+                        let y = 2 * oy + ky
+                        for kx in 0..<3 {
+                            let x = 2 * ox + kx
+                            row[3 * ky + kx] = (y < inH && x < inW) ? patch[y * inW + x] : 0
+                        }
                     }
                 }
             }
         }
         weights.first.withUnsafeBufferPointer { wts in
-            BLAS.multiplyTransposed(columns, wts.baseAddress!, into: a, m: h * w, n: YAMNetWeights.firstChannels, k: 9)
+            BLAS.multiplyTransposed(columns, wts.baseAddress!, into: a, m: count * h * w, n: YAMNetWeights.firstChannels, k: 9)
         }
-        weights.firstBias.withUnsafeBufferPointer { addBiasReLU(a, rows: h * w, bias: $0) }
-        // The 13 blocks: depthwise a → b, pointwise b → a.
+        weights.firstBias.withUnsafeBufferPointer { addBiasReLU(a, rows: count * h * w, bias: $0) }
+        // The 13 blocks: depthwise a → b (patch by patch), pointwise b → a (all patches in one product).
         for block in weights.blocks {
             let (oh, ow) = block.stride == 2 ? (h / 2, w / 2) : (h, w)
+            let c = block.inputChannels
             block.depthwise.withUnsafeBufferPointer { k in
                 block.depthwiseBias.withUnsafeBufferPointer { bias in
-                    depthwise(a, b, height: h, width: w, channels: block.inputChannels, stride: block.stride,
-                              kernel: k.baseAddress!, bias: bias.baseAddress!)
+                    for n in 0..<count {
+                        depthwise(a + n * h * w * c, b + n * oh * ow * c, height: h, width: w, channels: c,
+                                  stride: block.stride, kernel: k.baseAddress!, bias: bias.baseAddress!)
+                    }
                 }
             }
             h = oh; w = ow
             block.pointwise.withUnsafeBufferPointer { wts in
-                BLAS.multiplyTransposed(b, wts.baseAddress!, into: a, m: h * w, n: block.outputChannels, k: block.inputChannels)
+                BLAS.multiplyTransposed(b, wts.baseAddress!, into: a, m: count * h * w, n: block.outputChannels, k: c)
             }
-            block.pointwiseBias.withUnsafeBufferPointer { addBiasReLU(a, rows: h * w, bias: $0) }
+            block.pointwiseBias.withUnsafeBufferPointer { addBiasReLU(a, rows: count * h * w, bias: $0) }
         }
         // Global average pooling, then the dense layer.
         let channels = weights.blocks.last!.outputChannels
-        pooled.update(repeating: 0, count: channels)
-        for p in 0..<(h * w) { for c in 0..<channels { pooled[c] += a[p * channels + c] } }
+        pooled.update(repeating: 0, count: count * channels)
         let scale = 1 / Float(h * w)
-        for c in 0..<channels { pooled[c] *= scale }
-        weights.dense.withUnsafeBufferPointer { wts in
-            BLAS.multiply(wts.baseAddress!, pooled, into: logits, m: Self.classCount, n: channels)
+        for n in 0..<count {
+            let out = pooled + n * channels, x = a + n * h * w * channels
+            for p in 0..<(h * w) { for c in 0..<channels { out[c] += x[p * channels + c] } }
+            for c in 0..<channels { out[c] *= scale }
         }
-        for c in 0..<Self.classCount { logits[c] += weights.denseBias[c] }
+        weights.dense.withUnsafeBufferPointer { wts in
+            BLAS.multiplyTransposed(pooled, wts.baseAddress!, into: logits, m: count, n: Self.classCount, k: channels)
+        }
+        weights.denseBias.withUnsafeBufferPointer { bias in
+            for n in 0..<count { for c in 0..<Self.classCount { logits[n * Self.classCount + c] += bias[c] } }
+        }
     }
 
     /// `x[r][c] = max(0, x[r][c] + bias[c])`, eight channels at a time.

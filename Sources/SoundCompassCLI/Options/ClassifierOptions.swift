@@ -29,7 +29,8 @@ struct ClassifierOptions: ParsableArguments {
         guard enabled else { return }
         do {
             let classifier = try SoundClassifier(
-                directory: modelDir ?? YAMNetWeights.defaultDirectory, labels: labels ?? "all", alerts: alert ?? "")
+                directory: modelDir ?? YAMNetWeights.defaultDirectory, labels: labels ?? "all", alerts: alert ?? "",
+                maximumBatch: max(1, session.configuration.maxSources))
             session.labeler = try SourceLabeler(classifier: classifier, configuration: session.configuration)
             writer?.labels = true
         } catch {
