@@ -7,7 +7,13 @@ each source, the share of its classified patches whose top three labels hold its
 An evaluation that prints figures, not a test. Needs pyroomacoustics, scipy, espeak-ng, the
 YAMNet model (scripts/fetch-model) and the release build of soundcompass ($SOUNDCOMPASS_BINARY).
 
-Usage: Benchmarks/accuracy/classify.py [--seconds S] [--rt60 LIST] [--cache DIR]
+Usage: Benchmarks/accuracy/classify.py [--seconds S] [--rt60 LIST] [--siren-db DB] [--cache DIR]
+
+Levels: the talker's dry RMS is 0.05; the siren's is --siren-db (default +10) above it (a siren
+heard at a few tens of metres is 20-30 dB louder than a talker at 1.5 m; +10 is a modest
+difference). The rendered pair is scaled to a peak of 0.9 (a recorder's gain set for the
+loudest sound): YAMNet's scores depend on level (AudioSet's clips are loud), see
+Docs/Classification.md.
 
 A record's source is matched to a truth when its azimuth is within 15 degrees of it; a patch is
 one distinct label of one source (labels change once per 0.48 s patch hop), counted once per
@@ -51,13 +57,13 @@ def speech(seconds):
     return x / np.sqrt(np.mean(x ** 2)) * 0.05
 
 
-def siren(seconds, low=770.0, high=960.0, half=0.6):
+def siren(seconds, rms, low=770.0, high=960.0, half=0.6):
     """TestSignals' Generators.twoToneSiren: harmonics 1..9 at 1/k, alternating every `half` s."""
     t = np.arange(int(seconds * FS)) / FS
     f = np.where((t // half) % 2 == 0, low, high)
     phase = 2 * np.pi * np.cumsum(f) / FS
     x = sum(np.sin(k * phase) / k * (k * f < FS / 2) for k in range(1, 10))
-    return x / np.sqrt(np.mean(x ** 2)) * 0.05
+    return x / np.sqrt(np.mean(x ** 2)) * rms
 
 
 def position(azimuth):
@@ -80,13 +86,13 @@ def render(sources, rt60):
     return r.mic_array.signals[:, :n]
 
 
-def evaluate(rt60, seconds, cache):
-    key = os.path.join(cache, f"classify-{rt60}-{seconds}.wav") if cache else None
+def evaluate(rt60, seconds, siren_db, cache):
+    key = os.path.join(cache, f"classify-{rt60}-{seconds}-{siren_db}.wav") if cache else None
     if key and os.path.exists(key):
         path = key
     else:
-        wet = render([(speech(seconds), -40.0), (siren(seconds), 30.0)], rt60)
-        wet = wet / np.max(np.abs(wet)) * 0.5
+        wet = render([(speech(seconds), -40.0), (siren(seconds, 0.05 * 10 ** (siren_db / 20)), 30.0)], rt60)
+        wet = wet / np.max(np.abs(wet)) * 0.9
         path = key or tempfile.mktemp(suffix=".wav")
         wavfile.write(path, FS, wet.T.astype(np.float32))
     out = subprocess.run([BINARY, "analyze", path, "--format", "jsonl", "-q", "--spacing", str(SPACING), "--classify"],
@@ -117,11 +123,12 @@ def main():
     seconds = float(args[args.index("--seconds") + 1]) if "--seconds" in args else 20.0
     rt60s = [float(x) for x in args[args.index("--rt60") + 1].split(",")] if "--rt60" in args else [0.0, 0.3]
     cache = args[args.index("--cache") + 1] if "--cache" in args else None
+    siren_db = float(args[args.index("--siren-db") + 1]) if "--siren-db" in args else 10.0
     if cache:
         os.makedirs(cache, exist_ok=True)
-    print(f"speech at -40 deg + two-tone siren at +30 deg, {seconds:.0f} s, spaced pair {SPACING} m, {FS} Hz")
+    print(f"speech at -40 deg + two-tone siren at +30 deg ({siren_db:+.0f} dB), {seconds:.0f} s, spaced pair {SPACING} m, {FS} Hz")
     for rt60 in rt60s:
-        evaluate(rt60, seconds, cache)
+        evaluate(rt60, seconds, siren_db, cache)
 
 
 if __name__ == "__main__":

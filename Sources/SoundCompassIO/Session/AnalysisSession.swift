@@ -269,6 +269,7 @@ public final class AnalysisSession {
             preconditionFailure("runLive needs a CaptureSource")
         }
         let live = LiveAnalysis(source: capture, analyzer: analyzer, duration: duration, realTime: realTime)
+        live.labeler = labeler
         let follower = imuFollower
         return try live.run(
             shouldStop: shouldStop,
