@@ -35,10 +35,10 @@ let package = Package(
             pkgConfig: "alsa",
             providers: [.apt(["libasound2-dev"])]
         ),
+        // CBLAS: declarations only; the classifier loads libopenblas.so.0 at run time (see its shim.h).
         .systemLibrary(
             name: "CBLAS",
             path: "Sources/CBLAS",
-            pkgConfig: "openblas",
             providers: [.apt(["libopenblas-dev"])]
         ),
         .systemLibrary(

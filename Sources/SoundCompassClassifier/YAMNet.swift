@@ -44,7 +44,7 @@ public final class YAMNet {
         precondition(maximumBatch >= 1, "a batch holds at least one patch")
         self.maximumBatch = maximumBatch
         self.weights = weights
-        BLAS.useOneThreadUnlessTold()
+        if case .failure(let error) = BLAS.functions { preconditionFailure(error.description) }
         // Largest activation: the first block's pointwise output, 48 × 32 × 64.
         var h = Self.patchFrames / 2, w = Self.melBands / 2, largest = h * w * YAMNetWeights.firstChannels
         for block in weights.blocks {
