@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "SoundCompass", targets: ["SoundCompass"]),
         .library(name: "SoundCompassEngine", targets: ["SoundCompassEngine"]),
         .library(name: "SoundCompassIO", targets: ["SoundCompassIO"]),
+        .library(name: "SoundCompassClassifier", targets: ["SoundCompassClassifier"]),
         .library(name: "TestSignals", targets: ["TestSignals"]),
         .executable(name: "soundcompass", targets: ["SoundCompassCLI"]),
     ],
@@ -48,6 +49,18 @@ let package = Package(
             pkgConfig: "alsa",
             providers: [.apt(["libasound2-dev"])]
         ),
+        // CBLAS: declarations only; the classifier loads libopenblas.so.0 at run time (see its shim.h).
+        .systemLibrary(
+            name: "CBLAS",
+            path: "Sources/CBLAS",
+            providers: [.apt(["libopenblas-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSoxr",
+            path: "Sources/CSoxr",
+            pkgConfig: "soxr",
+            providers: [.apt(["libsoxr-dev"])]
+        ),
 
         // MARK: - Engine (pure DSP), I/O, and the umbrella that re-exports both
         .target(
@@ -68,6 +81,14 @@ let package = Package(
             path: "Sources/SoundCompass"
         ),
 
+        // MARK: - Sound classification (YAMNet, Docs/Classification.md): beside the engine, which
+        // knows nothing of it
+        .target(
+            name: "SoundCompassClassifier",
+            dependencies: ["SoundCompassEngine", "SoundCompassIO", "CBLAS", "CSoxr", "CFFTW"],
+            path: "Sources/SoundCompassClassifier"
+        ),
+
         // MARK: - Deterministic test signals (pure Swift, independent of the engine)
         .target(
             name: "TestSignals",
@@ -79,6 +100,7 @@ let package = Package(
             name: "SoundCompassCLI",
             dependencies: [
                 "SoundCompass",
+                "SoundCompassClassifier",
                 "TestSignals",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ] + (withServe ? ["SoundCompassServe"] : []),
@@ -108,6 +130,13 @@ let package = Package(
             path: "Examples/ReadFile"
         ),
 
+        // MARK: - The classifier's speed (Benchmarks/classify.sh)
+        .executableTarget(
+            name: "ClassifierBenchmark",
+            dependencies: ["SoundCompassClassifier", "SoundCompassEngine"],
+            path: "Benchmarks/Classifier"
+        ),
+
         // MARK: - Tests
         .target(
             name: "TestSupport",
@@ -121,6 +150,11 @@ let package = Package(
         .testTarget(
             name: "SoundCompassIOTests",
             dependencies: ["SoundCompassIO", "SoundCompassEngine", "TestSignals", "TestSupport"]
+        ),
+        .testTarget(
+            name: "SoundCompassClassifierTests",
+            dependencies: ["SoundCompassClassifier", "SoundCompassIO", "SoundCompassEngine", "TestSignals", "TestSupport"],
+            exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "TestSignalsTests",
@@ -142,7 +176,10 @@ let package = Package(
         ),
         .testTarget(
             name: "SoundCompassAllocationTests",
-            dependencies: ["SoundCompassEngine", "SoundCompassIO", "TestSignals", "TestSupport", "CMallocCounter"]
+            dependencies: [
+                "SoundCompassEngine", "SoundCompassIO", "SoundCompassClassifier", "TestSignals", "TestSupport",
+                "CMallocCounter",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]
@@ -181,7 +218,7 @@ if Context.environment["SOUNDCOMPASS_FUZZ"] == "1" {
         // SwiftPM links no executable target's code into another executable: scripts/fuzz compiles
         // the CLI first and names its object files in SOUNDCOMPASS_FUZZ_CLI_OBJECTS.
         .executableTarget(
-            name: "FuzzOptions", dependencies: ["FuzzSupport", "SoundCompass", "SoundCompassCLI"], path: "Fuzz/Options",
+            name: "FuzzOptions", dependencies: ["FuzzSupport", "SoundCompass", "SoundCompassClassifier", "SoundCompassCLI"], path: "Fuzz/Options",
             linkerSettings: [.unsafeFlags(
                 (Context.environment["SOUNDCOMPASS_FUZZ_CLI_OBJECTS"] ?? "").split(separator: " ").map(String.init))]),
     ]

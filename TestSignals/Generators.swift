@@ -71,6 +71,56 @@ public enum Generators {
         (0..<count).map { amplitude * sin(2 * Double.pi * frequency * Double($0) / sampleRate + phase) }
     }
 
+    /// A two-tone siren (the British "hi-lo"): a buzzy tone (harmonics 1…9 at 1/k, as a horn
+    /// loudspeaker driven hard gives) alternating between `low` and `high` Hz every `halfPeriod`
+    /// seconds, phase-continuous.
+    /// - Parameters:
+    ///   - low: lower tone, Hz (default 770).
+    ///   - high: higher tone, Hz (default 960).
+    ///   - halfPeriod: seconds per tone (default 0.6).
+    ///   - sampleRate: Hz.
+    ///   - count: samples.
+    ///   - amplitude: peak of the fundamental (linear).
+    public static func twoToneSiren(
+        low: Double = 770, high: Double = 960, halfPeriod: Double = 0.6, sampleRate: Double, count: Int,
+        amplitude: Double = 0.3
+    ) -> [Double] {
+        var phase = 0.0
+        return (0..<count).map { i in
+            let t = Double(i) / sampleRate
+            let f = Int(t / halfPeriod) % 2 == 0 ? low : high
+            phase += 2 * Double.pi * f / sampleRate
+            var x = 0.0
+            for k in 1...9 where Double(k) * f < sampleRate / 2 {
+                x += sin(Double(k) * phase) / Double(k)
+            }
+            return amplitude * x
+        }
+    }
+
+    /// Beeps: a sine of `frequency` Hz switched on for `on` seconds every `period` seconds (a
+    /// smoke alarm: about 3 kHz, 0.5 s on, 1 s period), with 2 ms ramps.
+    /// - Parameters:
+    ///   - frequency: Hz.
+    ///   - on: seconds each beep lasts.
+    ///   - period: seconds from one beep's start to the next's.
+    ///   - sampleRate: Hz.
+    ///   - count: samples.
+    ///   - amplitude: peak amplitude (linear).
+    public static func beeps(
+        frequency: Double = 3000, on: Double = 0.5, period: Double = 1, sampleRate: Double, count: Int,
+        amplitude: Double = 0.3
+    ) -> [Double] {
+        let ramp = 0.002
+        return (0..<count).map { i in
+            let t = Double(i) / sampleRate
+            let u = t.truncatingRemainder(dividingBy: period)
+            guard u < on else { return 0 }
+            let gain = min(1, u / ramp, (on - u) / ramp)
+            return amplitude * gain * sin(2 * Double.pi * frequency * t)
+        }
+    }
+
     /// A sine sweep from `start` to `end` Hz over `count` samples, linear or logarithmic in frequency.
     public static func chirp(
         from start: Double, to end: Double, sampleRate: Double, count: Int, amplitude: Double = 0.5,

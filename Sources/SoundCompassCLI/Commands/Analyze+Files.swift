@@ -160,6 +160,7 @@ private final class FileBatch: Sendable {
                 format: format, sink: temporary.sink, bandNames: session.bandNames,
                 orientation: session.hasOrientation, sources: session.tracksSources, fields: command.fields, columns: columns, view: analyze.output.view,
                 selection: command.selection)
+            try analyze.classifier.attach(to: session, writer: writer)
             let rate = session.source.sampleRate
             try session.run(writer: writer, trace: traced) { [reporter] frames in
                 reporter.progress(file: index, seconds: Double(frames) / rate)

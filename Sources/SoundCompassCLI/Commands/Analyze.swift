@@ -35,6 +35,9 @@ extension SoundCompassCommand {
         @OptionGroup(title: "Output")
         var output: OutputOptions
 
+        @OptionGroup(title: "What the sound is")
+        var classifier: ClassifierOptions
+
         @OptionGroup(title: "Trace")
         var trace: TraceOptions
 
@@ -57,6 +60,7 @@ extension SoundCompassCommand {
                 if let warning = trace.ignoredOptionsWarning(summaryShown: endSummary) { Diagnostics.warning(warning) }
                 let traced = try trace.makeTrace(for: session, always: endSummary)
                 let (writer, staged) = try output.makeWriter(for: session, input: file)
+                try classifier.attach(to: session, writer: writer)
                 if file == nil && !verbosity.quiet {
                     Diagnostics.note(
                         "no FILE given: analysing the built-in demo scene (15 cm pair; speech at −50°, noise at +35°, a source moving −70° → +70°)")

@@ -63,6 +63,12 @@ extension SoundCompassCommand {
         @OptionGroup(title: "Serving over HTTP")
         var serving: ServeOptions
 
+        /// Off by default, as in `analyze`: the model is a separate download (scripts/fetch-model)
+        /// that `live` must not need, and naming sounds costs several times the localisation's
+        /// CPU (Docs/Classification.md).
+        @OptionGroup(title: "What the sound is")
+        var classifier: ClassifierOptions
+
         @OptionGroup
         var verbosity: QuietOption
 
@@ -160,6 +166,7 @@ extension SoundCompassCommand {
             let showCompass = stdout.isTerminal && (output.format == nil || output.output != nil)
             let made = output.output != nil || !showCompass ? try output.makeWriter(for: session, input: input) : nil
             let writer = made?.writer
+            try classifier.attach(to: session, writer: writer)
             // Ctrl-C is live's normal end (the records are then complete); a failure keeps
             // what was written as partial.
             try finishingOutput(made?.staged, keepOnSignal: false) {

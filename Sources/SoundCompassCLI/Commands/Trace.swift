@@ -28,6 +28,9 @@ extension SoundCompassCommand {
         @OptionGroup(title: "Analysis")
         var analysis: AnalysisOptions
 
+        @OptionGroup(title: "What the sound is")
+        var classifier: ClassifierOptions
+
         @OptionGroup(title: "Front/back from an IMU")
         var imu: IMUOptions
 
@@ -42,6 +45,7 @@ extension SoundCompassCommand {
                     throw CLIFailure("\(plot): the plot would overwrite the input", status: .usage)
                 }
                 let session = try input.openSession(file, analysis: analysis, imu: imu.logInput)
+                try classifier.attach(to: session, writer: nil)
                 let demoTruth = file == nil && trace.truth == nil
                     ? try TruthTrack(text: Scene.demo().truthCSV(), name: "demo truth") : nil
                 guard let traced = try trace.makeTrace(for: session, plotting: true, defaultTruth: demoTruth, always: true)

@@ -93,6 +93,15 @@ public struct AnalysisRecord: Sendable, Equatable {
     /// ``AnalysisConfiguration/maxSources``; empty when it is 0). The array is reused between
     /// frames, like ``bands``.
     public var sources: [SourceRecord] = []
+    /// What the loudest labelled source is (or, with no source heard, the whole mixture), with
+    /// classification on; `nil` otherwise. The engine leaves it `nil` (see ``SoundLabel``).
+    public var label: SoundLabel?
+    /// The bearing of the alerting source (degrees, like ``azimuth``), when a source's label
+    /// alerts (``SoundLabel/alert``); `nil` otherwise.
+    public var alertAzimuth: Double?
+    /// The id of the alerting source (``SourceRecord/id``; 0 for the whole mixture), when
+    /// ``alertAzimuth`` is set.
+    public var alertSource: Int = 0
 
     public init(
         frame: Int = 0, time: Double = 0, azimuth: Double = 0, rawAzimuth: Double = 0, lateral: Double = 0,

@@ -23,6 +23,9 @@ public struct SourceRecord: Sendable, Equatable {
     /// Bearing in the world, relative to yaw 0, degrees on (−180, 180]: ``azimuth`` plus the
     /// record's yaw; `nil` until front/back is resolved.
     public var worldAzimuth: Double?
+    /// What the source is, from its own sound (the bins of the mixture that point at it),
+    /// with classification on; `nil` otherwise and until its first classified patch.
+    public var label: SoundLabel?
 
     public init(
         id: Int, azimuth: Double, confidence: Double, levelDBFS: Double, active: Bool, worldAzimuth: Double? = nil

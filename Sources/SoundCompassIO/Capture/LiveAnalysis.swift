@@ -60,6 +60,9 @@ package final class LiveAnalysis {
     ///   - analyzer: a fresh analyzer.
     ///   - duration: stream time to analyse, seconds (`nil`: until the source ends or a stop).
     ///   - realTime: pace a faster-than-real-time source to real time (see ``realTime``).
+    /// Labels every record (the sound classifier), fed each period before the analyzer.
+    package var labeler: (any RecordLabeler)?
+
     package init(source: any CaptureSource, analyzer: StreamingAnalyzer, duration: Double? = nil, realTime: Bool = false) {
         self.realTime = realTime
         precondition(source.sampleRate == analyzer.configuration.sampleRate, "source and analyzer rates differ")
@@ -120,11 +123,11 @@ package final class LiveAnalysis {
             }
             periodStarted(periodStart)
             try periodRead(Double(samples) / source.sampleRate)
-            try analyzer.process(
-                left: UnsafeBufferPointer(rebasing: left[0..<n]), right: UnsafeBufferPointer(rebasing: right[0..<n])
-            ) { record in
+            let l = UnsafeBufferPointer(rebasing: left[0..<n]), r = UnsafeBufferPointer(rebasing: right[0..<n])
+            labeler?.append(left: l, right: r)
+            try analyzer.process(left: l, right: r) { (record) throws in
                 summary.frames += 1
-                try emit(record)
+                if let labeler { try labeler.label(record) { try emit($0) } } else { try emit(record) }
             }
             try periodDone()
             let elapsed = MonotonicClock.now() &- periodStart

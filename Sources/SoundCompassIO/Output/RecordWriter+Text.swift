@@ -54,7 +54,16 @@ extension RecordWriter {
     func appendText(_ r: AnalysisRecord) {
         let timeColumns = formatted(r.time, 3)
         appendNumber(timeColumns, width: 8); appendStatic(" s")
+        if labels, let azimuth = r.alertAzimuth {
+            // An alert takes the line: "!! SIREN at +30.0° !!", then the label and the rest.
+            appendStatic("  !! ")
+            for byte in alertName(r).utf8 { line.append((97...122).contains(byte) ? byte - 32 : byte) }
+            appendStatic(" at "); appendDegrees(azimuth, decimals: 1, width: 0); appendStatic(" !!")
+            truncateLine(to: columns)
+            return
+        }
         appendStatic("  "); appendBearing(r, hasBearing(r))
+        if labels { appendLabelText(r) }
         switch view {
         case .bearing: appendBearingView(r, timeOverflow: max(0, timeColumns - 8))
         case .bands: appendBandsView(r)
@@ -66,8 +75,8 @@ extension RecordWriter {
 
     private func appendBearingView(_ r: AnalysisRecord, timeOverflow: Int) {
         let bearing = hasBearing(r)
-        // 47 columns besides the bar, and one spare.
-        var cells = min(Self.barCells, columns - 48 - timeOverflow)
+        // 47 columns besides the bar, and one spare (and the label's, with labels).
+        var cells = min(Self.barCells, columns - 48 - timeOverflow - (labels ? Self.labelColumns : 0))
         if cells % 2 == 0 { cells -= 1 }
         appendStatic("  L "); appendBar(r, bearing, cells: max(5, cells)); appendStatic(" R")
         appendStatic("  "); appendSide(r, bearing)
@@ -118,6 +127,34 @@ extension RecordWriter {
     }
 
     // MARK: - Pieces
+
+    /// Columns of the label cell of a text line with labels.
+    static let labelColumns = 14
+
+    /// The record's label in ``labelColumns`` columns ("  Speech      ", cut to fit; "  -" before
+    /// the first patch).
+    private func appendLabelText(_ r: AnalysisRecord) {
+        let start = lineColumns
+        appendStatic("  ")
+        if let label = r.label {
+            var taken = 0
+            for scalar in label.name.unicodeScalars where taken < Self.labelColumns - 3 {
+                if scalar.value < 128 { line.append(UInt8(scalar.value)) } else { line.append(UInt8(ascii: "?")) }
+                taken += 1
+            }
+        } else {
+            appendStatic("-")
+        }
+        while lineColumns < start + Self.labelColumns { line.append(UInt8(ascii: " ")) }
+    }
+
+    /// The name of the class that alerts in `r` (its alerting source's, or the record's own).
+    func alertName(_ r: AnalysisRecord) -> String {
+        if r.alertSource != 0, let source = r.sources.first(where: { $0.id == r.alertSource }), let label = source.label {
+            return label.alertName
+        }
+        return r.label?.alertName ?? "alert"
+    }
 
     /// The tracked bearing in 7 columns ("  -45.7°"), or a dash.
     private func appendBearing(_ r: AnalysisRecord, _ bearing: Bool) {

@@ -42,6 +42,10 @@ public final class RecordWriter {
     @exclusivity(unchecked) var digits: [UInt8] = []
     /// Band labels of the bands view (names, or their initials when the names do not fit).
     var bandLabels: [[UInt8]] = []
+    /// Write what the sound classifier found (`label`, `label_score`, `next_labels`,
+    /// `next_scores` on the record and each source, and `alert`): set with classification on
+    /// (Docs/OutputFormat.md). Off, records are as without a classifier.
+    public var labels = false
     private var wroteHeader = false
     private var firstField = true
 
@@ -250,11 +254,40 @@ public final class RecordWriter {
                 if fields.contains(.worldAzimuth) {
                     appendStatic(",\"world_azimuth\":"); appendOptional(source.worldAzimuth, null: "null")
                 }
+                if labels { appendLabelJSON(source.label) }
                 appendStatic("}")
             }
             appendStatic("]")
         }
+        if labels {
+            if !firstField { appendStatic(",") }
+            firstField = false
+            appendLabelJSON(r.label, leadingComma: false)
+            appendStatic(",\"alert\":")
+            if let azimuth = r.alertAzimuth, let name = r.alertSource == 0 ? r.label?.alertName : r.sources.first(where: { $0.id == r.alertSource })?.label?.alertName {
+                appendStatic("{\"label\":"); NumberFormatting.appendJSONString(name, to: &line)
+                appendStatic(",\"azimuth\":"); appendNumber(azimuth, decimals: 2, json: true)
+                appendStatic(",\"source\":"); NumberFormatting.appendInteger(UInt64(max(0, r.alertSource)), to: &line)
+                appendStatic("}")
+            } else {
+                appendStatic("null")
+            }
+        }
         appendStatic("}")
+    }
+
+    /// `,"label":…,"label_score":…,"next_labels":[…],"next_scores":[…]` (`"label":null` when
+    /// there is none yet).
+    private func appendLabelJSON(_ label: SoundLabel?, leadingComma: Bool = true) {
+        if leadingComma { appendStatic(",") }
+        guard let label else { appendStatic("\"label\":null"); return }
+        appendStatic("\"label\":"); NumberFormatting.appendJSONString(label.name, to: &line)
+        appendStatic(",\"label_score\":"); appendNumber(label.score, decimals: 3, json: true)
+        appendStatic(",\"next_labels\":["); NumberFormatting.appendJSONString(label.secondName, to: &line)
+        appendStatic(","); NumberFormatting.appendJSONString(label.thirdName, to: &line)
+        appendStatic("],\"next_scores\":["); appendNumber(label.secondScore, decimals: 3, json: true)
+        appendStatic(","); appendNumber(label.thirdScore, decimals: 3, json: true)
+        appendStatic("]")
     }
 
     /// A bearing in degrees with two decimals, or `null` when there is none.

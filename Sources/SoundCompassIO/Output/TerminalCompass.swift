@@ -56,6 +56,10 @@ package final class TerminalCompass {
     private var active = false
     private var hemisphere = Hemisphere.unknown
     private var hasBearing = false
+    /// What the sound is (with `--classify`), and the alert of the last record.
+    private var soundName = ""
+    private var alertName = ""
+    private var alertAzimuth: Double?
     /// Dial cells and id digits of the sources heard in the last record (the first
     /// ``sourceCount`` entries; preallocated for ``maximumSources``).
     private var sourceCells: [Int]
@@ -113,6 +117,12 @@ package final class TerminalCompass {
         }
         confidence = record.confidence
         level = record.levelDBFS
+        soundName = record.label?.name ?? ""
+        alertAzimuth = record.alertAzimuth
+        if record.alertAzimuth != nil {
+            alertName = record.alertSource != 0
+                ? record.sources.first(where: { $0.id == record.alertSource })?.label?.alertName ?? "" : record.label?.alertName ?? ""
+        }
         sourceCount = 0
         for source in record.sources where source.active && active && sourceCount < Self.maximumSources {
             sourceCells[sourceCount] = cell(for: source.azimuth)
@@ -258,7 +268,20 @@ package final class TerminalCompass {
     private func drawStatus(_ status: Status) {
         beginLine()
         append("  ")
-        line.append(contentsOf: legend)
+        if let alertAzimuth {
+            // An alert replaces the legend, in reverse video: "!! SIREN at +30.0° !!".
+            append("\u{1B}[7m !! ")
+            for byte in alertName.utf8 { line.append((97...122).contains(byte) ? byte - 32 : byte) }
+            append(" at ")
+            if alertAzimuth >= 0.05 { append("+") }
+            appendNumber(alertAzimuth, decimals: 1)
+            append("° !! \u{1B}[0m")
+        } else if !soundName.isEmpty {
+            append("sound: ")
+            for scalar in soundName.unicodeScalars.prefix(24) { line.append(scalar.value < 128 ? UInt8(scalar.value) : UInt8(ascii: "?")) }
+        } else {
+            line.append(contentsOf: legend)
+        }
         append("   ")
         appendNumber(status.streamSeconds, decimals: 1)
         append(" s  ")

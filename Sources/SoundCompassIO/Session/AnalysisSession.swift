@@ -28,6 +28,10 @@ public final class AnalysisSession {
     /// The followed IMU log, with ``IMUInput/follow(path:format:offset:)``.
     package let imuFollower: IMUFollower?
 
+    /// Labels every record (the sound classifier, `--classify`); `nil`: records as the
+    /// analyzer makes them.
+    public var labeler: (any RecordLabeler)?
+
     private let input: AnalysisInput?
     private let channels: (left: Int, right: Int)?
     private let swap: Bool
@@ -234,10 +238,23 @@ public final class AnalysisSession {
     /// - Throws: what the source or the writer throws.
     package func run(writer: RecordWriter? = nil, trace: TraceSession?, progress: ((Int) -> Void)? = nil) throws {
         try writer?.writeHeader()
-        try analyzer.analyze(source, progress: progress) { record in
-            try checkNonFinite()
-            try writer?.write(record)
-            trace?.add(record)
+        if let labeler {
+            try source.forEachBlock(progress: progress) { left, right in
+                labeler.append(left: left, right: right)
+                try analyzer.process(left: left, right: right) { (record) throws in
+                    try labeler.label(record) { labelled in
+                        try checkNonFinite()
+                        try writer?.write(labelled)
+                        trace?.add(labelled)
+                    }
+                }
+            }
+        } else {
+            try analyzer.analyze(source, progress: progress) { record in
+                try checkNonFinite()
+                try writer?.write(record)
+                trace?.add(record)
+            }
         }
         try writer?.finish()
     }
@@ -264,6 +281,7 @@ public final class AnalysisSession {
             preconditionFailure("runLive needs a CaptureSource")
         }
         let live = LiveAnalysis(source: capture, analyzer: analyzer, duration: duration, realTime: realTime)
+        live.labeler = labeler
         let follower = imuFollower
         return try live.run(
             shouldStop: shouldStop,

@@ -56,5 +56,26 @@ extension TracePlot {
             }
         }
         svg.raw("</g>\n")
+        drawSourceLabels(layout, into: &svg)
+    }
+
+    /// What each source is (with `--classify`): its label written along its track where it
+    /// changes, in the track's colour, under the line.
+    static func drawSourceLabels(_ layout: Layout, into svg: inout SVGWriter) {
+        let trace = layout.trace
+        guard !trace.labelEvents.isEmpty else { return }
+        let panel = layout.panels[0]
+        svg.raw("<g id=\"source-sounds\" class=\"source-sounds\">\n")
+        var lastX: [Int32: Double] = [:]
+        for event in trace.labelEvents {
+            let x = layout.x(event.time)
+            // Not closer than 60 px to the same track's previous label, so labels stay legible.
+            if let previous = lastX[event.id], x - previous < 60 { continue }
+            lastX[event.id] = x
+            let shown = layout.circle ? event.azimuth : Float(TruthTrack.lateral(Double(event.azimuth)))
+            svg.text(x + 2, panel.y(Double(shown)) + 12, event.name,
+                attributes: "class=\"source-sound\" font-size=\"10\" fill=\"\(sourceColor(event.id))\"")
+        }
+        svg.raw("</g>\n")
     }
 }

@@ -33,6 +33,14 @@ public final class TraceRecorder {
     public private(set) var hasResolvedHemisphere = false
     /// True once any frame had a tracked source (``AnalysisRecord/sources``) heard.
     public var hasSources: Bool { decimation.sources.hasSources }
+
+    /// Where a source's label changed (with `--classify`): drawn along its track. At most
+    /// ``labelEventLimit`` are kept (a label changes at most once per 0.48 s patch).
+    package private(set) var labelEvents: [(time: Float, id: Int32, azimuth: Float, name: String)] = []
+    /// Most label changes kept for the plot.
+    static let labelEventLimit = 4000
+    /// The last label seen per source id (ids are small and increasing).
+    private var lastLabels: [Int32: String] = [:]
     /// True once the frames outgrew ``frameLimit`` and only the buckets are kept.
     public private(set) var isDecimated = false
 
@@ -123,6 +131,10 @@ public final class TraceRecorder {
         for b in bands.indices { decimation.bands[b].buckets[i].add(bands[b]) }
         for source in record.sources where source.active {
             decimation.sources.add(bucket: i, id: source.id, azimuth: source.azimuth)
+            if let label = source.label, lastLabels[Int32(source.id)] != label.name, labelEvents.count < Self.labelEventLimit {
+                lastLabels[Int32(source.id)] = label.name
+                labelEvents.append((t, Int32(source.id), Float(source.azimuth), label.name))
+            }
         }
         switch record.hemisphere {
         case .front: decimation.hemisphereCounts[i].front += 1

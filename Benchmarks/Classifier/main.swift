@@ -1,0 +1,55 @@
+// Times YAMNet's forward pass in Swift: milliseconds per patch on one core (run with
+// OPENBLAS_NUM_THREADS=1; Benchmarks/classify.sh does). Prints figures; not a test.
+//
+//   swift run -c release ClassifierBenchmark [patches]
+import SoundCompassClassifier
+import SoundCompassEngine
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+func now() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+}
+
+func cpu() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+}
+
+let count = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 400 : 400
+let classifier: SoundClassifier
+do { classifier = try SoundClassifier(maximumBatch: 3) } catch {
+    print("ClassifierBenchmark: \(error)")
+    exit(66)
+}
+// A patch of a real signal (seeded noise through the front end) so that ReLUs see realistic data.
+var state: UInt64 = 33
+let noise: [Float] = (0..<15600).map { _ in
+    state = state &* 6364136223846793005 &+ 1442695040888963407
+    return Float(Int64(bitPattern: state >> 11) % 1000) / 10000
+}
+let patch = LogMelFrontEnd().logMelFrames(noise)
+var logits = [Float](repeating: 0, count: 3 * YAMNet.classCount)
+let batch3 = patch + patch + patch
+for batch in 1...3 {
+    for _ in 0..<10 { classifier.network.logits(patches: batch3, count: batch, into: &logits) }
+    var times: [Double] = []
+    let cpuStart = cpu()
+    for _ in 0..<count {
+        let t0 = now()
+        classifier.network.logits(patches: batch3, count: batch, into: &logits)
+        times.append(now() - t0)
+    }
+    let cpuSeconds = cpu() - cpuStart
+    times.sort()
+    let median = times[times.count / 2] * 1000 / Double(batch)
+    let perPatchCPU = cpuSeconds / Double(count * batch) * 1000
+    print("YAMNet forward pass, batches of \(batch) (\(count) batches): per patch median \(String(format3(median))) ms wall, \(String(format3(perPatchCPU))) ms CPU; \(String(format3(2 * 69.2e6 / (perPatchCPU / 1000) / 1e9))) GFLOP/s")
+}
+
+func format3(_ x: Double) -> Double { (x * 1000).rounded() / 1000 }

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The sound classifier's speed (Docs/Classification.md#speed): YAMNet's forward pass per patch
+# on one core, then the whole pipeline's real-time factor (seconds of audio per CPU second) on a
+# 60 s two-source scene, without and with --classify. Prints figures; not a test.
+# Needs the model (scripts/fetch-model) and GNU time.
+#
+#   Benchmarks/classify.sh [seconds]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-60}"
+export OPENBLAS_NUM_THREADS=1
+flock /tmp/swift-build.lock swift build -c release --product soundcompass >/dev/null
+flock /tmp/swift-build.lock swift build -c release --product ClassifierBenchmark >/dev/null
+.build/release/ClassifierBenchmark 300
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+scene="$work/two.wav"
+.build/release/soundcompass synth "$scene" --source speech@-40 --source pink@30 --duration "$seconds" -q 2>/dev/null
+for options in "" "--classify"; do
+    best=""
+    for run in 1 2 3; do
+        cpu=$( { /usr/bin/time -f "%U %S" .build/release/soundcompass analyze "$scene" -q --format jsonl $options >/dev/null; } 2>&1 | tail -1)
+        total=$(awk '{print $1 + $2}' <<<"$cpu")
+        if [ -z "$best" ] || awk "BEGIN{exit !($total < $best)}"; then best=$total; fi
+    done
+    factor=$(awk "BEGIN{printf \"%.0f\", $seconds / $best}")
+    echo "pipeline ${options:-(default)}: ${best} s CPU for ${seconds} s of two sources (best of 3): ${factor}x real time"
+done

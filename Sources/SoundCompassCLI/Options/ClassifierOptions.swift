@@ -1,0 +1,45 @@
+import ArgumentParser
+import SoundCompass
+import SoundCompassClassifier
+
+/// What the sound is: `--classify`, `--labels`, `--alert`, `--model-dir` (Docs/Classification.md).
+struct ClassifierOptions: ParsableArguments {
+    @Flag(help: "Name what each source is (YAMNet; fetch the model first with scripts/fetch-model).")
+    var classify = false
+
+    @Option(help: ArgumentHelp(
+        "Names to report with --classify: all (YAMNet's 521 classes), everyday (speech, music, vehicle, horn, siren, alarm, dog, doorbell, knock, baby cry, glass, silence), or a comma list of those and class names.",
+        valueName: "names"))
+    var labels: String?
+
+    @Option(help: ArgumentHelp(
+        "Mark records where one of these sounds appears, with its bearing (everyday groups or class names, e.g. siren,alarm,horn); implies --classify.",
+        valueName: "names"))
+    var alert: String?
+
+    @Option(help: ArgumentHelp("Directory of yamnet.weights and yamnet_class_map.csv (default: ~/.cache/soundcompass).", valueName: "dir"))
+    var modelDir: String?
+
+    /// True when classification is asked for.
+    var enabled: Bool { classify || alert != nil || labels != nil }
+
+    /// Gives `session` a sound classifier when asked for, and tells `writer` to write labels.
+    /// - Throws: a ``CLIFailure``: the model missing (66), damaged (65), an unknown name (64).
+    func attach(to session: AnalysisSession, writer: RecordWriter?) throws(CLIFailure) {
+        guard enabled else { return }
+        do {
+            let classifier = try SoundClassifier(
+                directory: modelDir ?? YAMNetWeights.defaultDirectory, labels: labels ?? "all", alerts: alert ?? "",
+                maximumBatch: max(1, session.configuration.maxSources))
+            session.labeler = try SourceLabeler(classifier: classifier, configuration: session.configuration)
+            writer?.labels = true
+        } catch {
+            let status: ExitStatus = switch error {
+            case .modelMissing, .blasMissing: .noInput
+            case .unknownLabel: .usage
+            case .badWeights, .badClassMap, .resampler: .dataError
+            }
+            throw CLIFailure(error.description, status: status)
+        }
+    }
+}

@@ -1,0 +1,29 @@
+/// Why the sound classifier cannot start. Each description is one line naming the file.
+public enum ClassifierError: Error, CustomStringConvertible, Equatable {
+    /// The weights file or class map is not there: the model has not been fetched.
+    case modelMissing(path: String)
+    /// The weights file is not a YAMNet weights file of the expected layout.
+    case badWeights(path: String, problem: String)
+    /// The class map is not YAMNet's (521 rows of `index,mid,display_name`).
+    case badClassMap(path: String, problem: String)
+    /// A name given to `--labels` or `--alert` is neither a group of the everyday set nor a
+    /// class of the model.
+    case unknownLabel(String)
+    /// libsoxr refused to make a resampler (its own message).
+    case resampler(String)
+    /// OpenBLAS cannot be loaded (the dynamic loader's message).
+    case blasMissing(String)
+
+    public var description: String {
+        switch self {
+        case .modelMissing(let path):
+            "\(path): no such file; the classifier's model is not fetched (run scripts/fetch-model, see Docs/Classification.md)"
+        case .badWeights(let path, let problem): "\(path): not a SoundCompass YAMNet weights file: \(problem)"
+        case .badClassMap(let path, let problem): "\(path): not a YAMNet class map: \(problem)"
+        case .unknownLabel(let name):
+            "unknown label \"\(name)\": not a group of the everyday set (\(LabelSet.everydayGroups.map(\.name).joined(separator: ", "))) nor a YAMNet class name"
+        case .resampler(let message): "libsoxr: \(message)"
+        case .blasMissing(let message): "OpenBLAS cannot be loaded (\(message)); install Debian's libopenblas0 (scripts/install-deps)"
+        }
+    }
+}

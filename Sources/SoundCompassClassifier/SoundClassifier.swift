@@ -1,0 +1,176 @@
+import SoundCompassEngine
+
+/// YAMNet with its class names, a ``LabelSet`` and the alert classes: turns a log-mel patch
+/// into a ``SoundLabel``.
+///
+/// Life cycle: `init` reads the model and allocates; ``label(patch:)``,
+/// ``classify(patches:count:)`` and ``label(ofPatch:)`` never allocate.
+public final class SoundClassifier {
+    /// The network.
+    public let network: YAMNet
+    /// The model's class names.
+    public let classes: ClassMap
+    /// The names reported.
+    public let labels: LabelSet
+    /// The alert names and the classes each covers (`--alert`).
+    public let alerts: [(name: String, classes: [Int])]
+    /// A class alerts when it is among the three best of all 521 with at least this score, or
+    /// scores at least ``alertStrongScore`` wherever it ranks.
+    public static let alertMinimumScore: Float = 0.1
+    /// See ``alertMinimumScore``.
+    public static let alertStrongScore: Float = 0.5
+
+    private let logits: UnsafeMutablePointer<Float>
+    private let scores: UnsafeMutablePointer<Float>
+
+    /// Reads the model from `directory` (`yamnet.weights` and `yamnet_class_map.csv`).
+    /// - Parameters:
+    ///   - directory: the model directory (default ``YAMNetWeights/defaultDirectory``).
+    ///   - labels: what to report: `all`, `everyday` or a list (see ``LabelSet``).
+    ///   - alerts: comma-separated everyday groups or class names to alert on (empty: none).
+    ///   - maximumBatch: most patches per ``classify(patches:count:)``.
+    /// - Throws: ``ClassifierError``.
+    public init(
+        directory: String = YAMNetWeights.defaultDirectory, labels: String = "all", alerts: String = "",
+        maximumBatch: Int = 1
+    ) throws(ClassifierError) {
+        if case .failure(let error) = BLAS.functions { throw error }
+        let weights = try YAMNetWeights(path: directory + "/" + YAMNetWeights.fileName)
+        let classes = try ClassMap(path: directory + "/" + YAMNetWeights.classMapFileName)
+        self.network = YAMNet(weights: weights, maximumBatch: maximumBatch)
+        self.classes = classes
+        self.labels = try LabelSet(parsing: labels, classes: classes)
+        self.alerts = try LabelSet.alertClasses(alerts, classes: classes)
+        logits = .allocate(capacity: YAMNet.classCount * maximumBatch)
+        logits.initialize(repeating: 0, count: YAMNet.classCount * maximumBatch)
+        scores = .allocate(capacity: YAMNet.classCount)
+        scores.initialize(repeating: 0, count: YAMNet.classCount)
+    }
+
+    deinit {
+        logits.deallocate()
+        scores.deallocate()
+    }
+
+    /// The logits of the last ``label(patch:)``, by class index.
+    public var lastLogits: UnsafeBufferPointer<Float> { UnsafeBufferPointer(start: logits, count: YAMNet.classCount) }
+
+    /// Classifies one patch.
+    /// - Parameter patch: `96 × 64` log-mel values, frame-major (``LogMelFrontEnd``).
+    /// - Returns: the three best of ``labels`` and whether an alert class appears.
+    public func label(patch: UnsafePointer<Float>) -> SoundLabel {
+        classify(patches: patch, count: 1)
+        return label(ofPatch: 0)
+    }
+
+    /// Runs the network on `count` patches at once (see ``YAMNet``); ``label(ofPatch:)`` then
+    /// names each.
+    /// - Parameters:
+    ///   - patches: `count` patches of `96 × 64` log-mel values one after another.
+    ///   - count: 1…``YAMNet/maximumBatch``.
+    public func classify(patches: UnsafePointer<Float>, count: Int) {
+        network.logits(patches: patches, count: count, into: logits)
+    }
+
+    /// The label of patch `index` of the last ``classify(patches:count:)``.
+    public func label(ofPatch index: Int) -> SoundLabel {
+        let logits = self.logits + index * YAMNet.classCount
+        for c in 0..<YAMNet.classCount { scores[c] = YAMNet.score(logit: logits[c]) }
+        // The three best reported names.
+        var best = (-1, -1, -1), bestScore: (Float, Float, Float) = (-1, -1, -1)
+        labels.members.withUnsafeBufferPointer { members in
+            for i in 0..<members.count {
+                var s: Float = 0
+                for c in members[i] { s = max(s, scores[c]) }
+                if s > bestScore.0 {
+                    best = (i, best.0, best.1); bestScore = (s, bestScore.0, bestScore.1)
+                } else if s > bestScore.1 {
+                    best = (best.0, i, best.1); bestScore = (bestScore.0, s, bestScore.1)
+                } else if s > bestScore.2 {
+                    best.2 = i; bestScore.2 = s
+                }
+            }
+        }
+        let names = labels.names
+        var label = SoundLabel(
+            name: names[best.0], score: Double(bestScore.0),
+            secondName: best.1 >= 0 ? names[best.1] : "", secondScore: Double(max(0, bestScore.1)),
+            thirdName: best.2 >= 0 ? names[best.2] : "", thirdScore: Double(max(0, bestScore.2)))
+        guard !alerts.isEmpty else { return label }
+        // The three best of all classes, for the alert rule.
+        var top = (-1, -1, -1), topScore: (Float, Float, Float) = (-1, -1, -1)
+        for c in 0..<YAMNet.classCount {
+            let s = scores[c]
+            if s > topScore.0 { top = (c, top.0, top.1); topScore = (s, topScore.0, topScore.1) }
+            else if s > topScore.1 { top = (top.0, c, top.1); topScore = (topScore.0, s, topScore.1) }
+            else if s > topScore.2 { top.2 = c; topScore.2 = s }
+        }
+        for alert in alerts {
+            for c in alert.classes {
+                let s = scores[c]
+                let inTop = c == top.0 || c == top.1 || c == top.2
+                if s >= Self.alertStrongScore || (inTop && s >= Self.alertMinimumScore) {
+                    label.alert = true
+                    label.alertName = alert.name
+                    return label
+                }
+            }
+        }
+        return label
+    }
+
+    /// The classes of a patch with their scores, best first (allocates; for tests and tools).
+    /// - Parameters:
+    ///   - patch: `96 × 64` log-mel values, frame-major.
+    ///   - count: how many.
+    public func topClasses(patch: [Float], count: Int = 3) -> [(name: String, score: Float)] {
+        precondition(patch.count == YAMNet.patchFrames * YAMNet.melBands, "a patch is 96 × 64 values")
+        network.logits(patch: patch, into: logits)
+        let order = (0..<YAMNet.classCount).sorted { logits[$0] > logits[$1] }
+        return order.prefix(count).map { (classes.names[$0], YAMNet.score(logit: logits[$0])) }
+    }
+
+    /// The patches of a 16 kHz mono signal (96 frames every 48, while whole), classified
+    /// (allocates; for tests and tools).
+    /// - Returns: per patch, its classes best first.
+    public func classify(samples16k samples: [Float], count: Int = 3) -> [[(name: String, score: Float)]] {
+        let frames = LogMelFrontEnd().logMelFrames(samples)
+        let frameCount = frames.count / YAMNet.melBands
+        var out: [[(name: String, score: Float)]] = []
+        var start = 0
+        while start + YAMNet.patchFrames <= frameCount {
+            let patch = Array(frames[(start * YAMNet.melBands)..<((start + YAMNet.patchFrames) * YAMNet.melBands)])
+            out.append(topClasses(patch: patch, count: count))
+            start += YAMNet.patchFrames / 2
+        }
+        return out
+    }
+}
+
+extension SoundClassifier {
+    /// The patches of a mono signal at any rate, resampled to 16 kHz with libsoxr, classified
+    /// (allocates; for tests and tools).
+    /// - Parameters:
+    ///   - samples: the signal, linear full scale.
+    ///   - sampleRate: its rate, Hz.
+    ///   - count: classes per patch.
+    /// - Returns: per patch (96 frames every 48), its classes best first.
+    /// - Throws: ``ClassifierError/resampler(_:)``.
+    public func classify(samples: [Float], sampleRate: Double, count: Int = 3) throws(ClassifierError) -> [[(name: String, score: Float)]] {
+        guard sampleRate != LogMelFrontEnd.sampleRate else { return classify(samples16k: samples, count: count) }
+        let resampler = try Resampler(inputRate: sampleRate, outputRate: LogMelFrontEnd.sampleRate)
+        var out: [Float] = []
+        // The signal, then zeros to flush the resampler's delay.
+        let padded = samples + [Float](repeating: 0, count: Int(sampleRate / 10))
+        var index = 0
+        padded.withUnsafeBufferPointer { x in
+            while index < x.count {
+                let take = min(Resampler.chunk, x.count - index)
+                let n = resampler.process(left: x.baseAddress! + index, right: x.baseAddress! + index, count: take)
+                out.append(contentsOf: UnsafeBufferPointer(start: resampler.outLeft, count: n))
+                index += take
+            }
+        }
+        return classify(samples16k: Array(out.prefix(Int((Double(samples.count) * LogMelFrontEnd.sampleRate / sampleRate).rounded()))), count: count)
+    }
+}

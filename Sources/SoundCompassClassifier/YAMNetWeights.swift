@@ -1,0 +1,216 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The weights of YAMNet's network, read from SoundCompass's own weights file (written by
+/// `scripts/model/yamnet_convert.py`; layout in Docs/Classification.md): a 3×3 stride-2
+/// convolution to 32 channels, 13 depthwise-separable blocks, a 1024 → 521 dense layer. Batch
+/// norm is folded into every convolution's weights and bias.
+public struct YAMNetWeights: Sendable {
+    /// One depthwise-separable block: a depthwise 3×3 convolution (stride 1 or 2) and a
+    /// pointwise 1×1 convolution, each followed by ReLU.
+    public struct Block: Sendable {
+        /// Input channels (the depthwise convolution keeps them).
+        public let inputChannels: Int
+        /// Output channels of the pointwise convolution.
+        public let outputChannels: Int
+        /// Stride of the depthwise convolution (1 or 2, both directions).
+        public let stride: Int
+        /// Depthwise kernels stored tap-major, `[9][inputChannels]` (tap = 3·ky + kx), so that a
+        /// tap's weights for consecutive channels are contiguous.
+        let depthwise: [Float]
+        let depthwiseBias: [Float]
+        /// Pointwise weights `[outputChannels][inputChannels]`.
+        let pointwise: [Float]
+        let pointwiseBias: [Float]
+    }
+
+    /// (output channels, stride) of the 13 blocks: YAMNet's MobileNetV1 layout.
+    public static let blockLayout: [(channels: Int, stride: Int)] = [
+        (64, 1), (128, 2), (128, 1), (256, 2), (256, 1), (512, 2),
+        (512, 1), (512, 1), (512, 1), (512, 1), (512, 1), (1024, 2), (1024, 1),
+    ]
+    /// Channels of the first convolution.
+    public static let firstChannels = 32
+    /// Number of classes (AudioSet's ontology as YAMNet was trained on it).
+    public static let classCount = 521
+
+    /// First convolution `[32][9]` (tap = 3·ky + kx) and its bias.
+    let first: [Float]
+    let firstBias: [Float]
+    /// The 13 blocks, in order.
+    public let blocks: [Block]
+    /// Dense layer `[521][1024]` and its bias.
+    let dense: [Float]
+    let denseBias: [Float]
+
+    /// The weights file's name inside the model directory.
+    public static let fileName = "yamnet.weights"
+    /// The class map's name inside the model directory.
+    public static let classMapFileName = "yamnet_class_map.csv"
+
+    /// Where `scripts/fetch-model` puts the model: `$SOUNDCOMPASS_MODEL_DIR`, else
+    /// `$XDG_CACHE_HOME/soundcompass`, else `~/.cache/soundcompass`.
+    public static var defaultDirectory: String {
+        if let dir = environment("SOUNDCOMPASS_MODEL_DIR"), !dir.isEmpty { return dir }
+        if let cache = environment("XDG_CACHE_HOME"), !cache.isEmpty { return cache + "/soundcompass" }
+        return (environment("HOME") ?? ".") + "/.cache/soundcompass"
+    }
+
+    static func environment(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+
+    /// Reads a weights file.
+    /// - Parameter path: the file (`yamnet.weights` in ``defaultDirectory`` after `scripts/fetch-model`).
+    /// - Throws: ``ClassifierError/modelMissing(path:)`` when it is not there,
+    ///   ``ClassifierError/badWeights(path:problem:)`` when its layout is not YAMNet's.
+    public init(path: String) throws(ClassifierError) {
+        let bytes = try Self.read(path)
+        var reader = Reader(bytes: bytes, path: path)
+        guard bytes.count >= 16, Array(bytes[0..<8]) == Array("SCYAMNET".utf8) else {
+            throw .badWeights(path: path, problem: "no SCYAMNET header")
+        }
+        reader.offset = 8
+        let version = try reader.u32()
+        guard version == 1 else { throw .badWeights(path: path, problem: "version \(version), expected 1") }
+        let count = try reader.u32()
+        let expected = 2 + 4 * Self.blockLayout.count + 2
+        guard count == expected else { throw .badWeights(path: path, problem: "\(count) tensors, expected \(expected)") }
+        let firstWeights = try reader.tensor([Self.firstChannels, 1, 3, 3])
+        first = firstWeights
+        firstBias = try reader.tensor([Self.firstChannels])
+        var blocks: [Block] = []
+        var channels = Self.firstChannels
+        for (out, stride) in Self.blockLayout {
+            let dw = try reader.tensor([channels, 1, 3, 3])
+            var tapMajor = [Float](repeating: 0, count: 9 * channels)
+            for c in 0..<channels { for t in 0..<9 { tapMajor[t * channels + c] = dw[c * 9 + t] } }
+            let dwBias = try reader.tensor([channels])
+            let pw = try reader.tensor([out, channels])
+            let pwBias = try reader.tensor([out])
+            blocks.append(Block(
+                inputChannels: channels, outputChannels: out, stride: stride, depthwise: tapMajor,
+                depthwiseBias: dwBias, pointwise: pw, pointwiseBias: pwBias))
+            channels = out
+        }
+        self.blocks = blocks
+        dense = try reader.tensor([Self.classCount, channels])
+        denseBias = try reader.tensor([Self.classCount])
+        guard reader.offset == bytes.count else {
+            throw .badWeights(path: path, problem: "\(bytes.count - reader.offset) bytes after the last tensor")
+        }
+    }
+
+    /// The whole file.
+    static func read(_ path: String) throws(ClassifierError) -> [UInt8] {
+        guard let file = fopen(path, "rb") else {
+            if errno == ENOENT { throw .modelMissing(path: path) }
+            throw .badWeights(path: path, problem: String(cString: strerror(errno)))
+        }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
+            if n > 0 { bytes.append(contentsOf: chunk[0..<n]) }
+            if n < chunk.count { break }
+        }
+        if ferror(file) != 0 { throw .badWeights(path: path, problem: "read error") }
+        return bytes
+    }
+
+    /// Reads the file's little-endian fields in order.
+    struct Reader {
+        let bytes: [UInt8]
+        let path: String
+        var offset = 0
+
+        mutating func u32() throws(ClassifierError) -> Int {
+            guard offset + 4 <= bytes.count else { throw .badWeights(path: path, problem: "truncated") }
+            var v: UInt32 = 0
+            for i in 0..<4 { v |= UInt32(bytes[offset + i]) << (8 * UInt32(i)) }
+            offset += 4
+            return Int(v)
+        }
+
+        /// A tensor of exactly `shape` (rank and dims checked).
+        mutating func tensor(_ shape: [Int]) throws(ClassifierError) -> [Float] {
+            let rank = try u32()
+            var dims: [Int] = []
+            for _ in 0..<min(rank, 8) { dims.append(try u32()) }
+            guard dims == shape else {
+                throw .badWeights(path: path, problem: "a tensor of shape \(dims) where \(shape) belongs")
+            }
+            let count = shape.reduce(1, *)
+            guard offset + 4 * count <= bytes.count else { throw .badWeights(path: path, problem: "truncated") }
+            var values = [Float](repeating: 0, count: count)
+            bytes.withUnsafeBytes { raw in
+                for i in 0..<count {
+                    let bits = raw.loadUnaligned(fromByteOffset: offset + 4 * i, as: UInt32.self)
+                    values[i] = Float(bitPattern: UInt32(littleEndian: bits))
+                }
+            }
+            offset += 4 * count
+            for v in values where !v.isFinite { throw .badWeights(path: path, problem: "a non-finite weight") }
+            return values
+        }
+    }
+}
+
+/// YAMNet's 521 class names (AudioSet display names), read from `yamnet_class_map.csv`
+/// (`index,mid,display_name`, names with commas quoted).
+public struct ClassMap: Sendable {
+    /// Display names by class index.
+    public let names: [String]
+
+    /// Reads the class map.
+    /// - Throws: ``ClassifierError/modelMissing(path:)`` or ``ClassifierError/badClassMap(path:problem:)``.
+    public init(path: String) throws(ClassifierError) {
+        let bytes: [UInt8]
+        do { bytes = try YAMNetWeights.read(path) } catch {
+            if case .modelMissing = error { throw error }
+            throw .badClassMap(path: path, problem: "unreadable")
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
+        var names: [String] = []
+        for (n, raw) in text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
+            let line = raw.hasSuffix("\r") ? String(raw.dropLast()) : String(raw)
+            if n == 0 { continue }
+            let fields = Self.fields(line)
+            guard fields.count == 3, Int(fields[0]) == names.count else {
+                throw .badClassMap(path: path, problem: "line \(n + 1) is not \(names.count),mid,name")
+            }
+            names.append(fields[2])
+        }
+        guard names.count == YAMNetWeights.classCount else {
+            throw .badClassMap(path: path, problem: "\(names.count) classes, expected \(YAMNetWeights.classCount)")
+        }
+        self.names = names
+    }
+
+    /// The fields of one CSV line (double quotes around a field with commas; `""` inside).
+    static func fields(_ line: String) -> [String] {
+        var fields: [String] = [], field = "", quoted = false
+        var chars = line.makeIterator()
+        var pending: Character? = nil
+        while let c = pending ?? chars.next() {
+            pending = nil
+            if quoted {
+                if c == "\"" {
+                    if let next = chars.next() {
+                        if next == "\"" { field.append("\"") } else { quoted = false; pending = next }
+                    } else { quoted = false }
+                } else { field.append(c) }
+            } else if c == "\"" {
+                quoted = true
+            } else if c == "," {
+                fields.append(field); field = ""
+            } else { field.append(c) }
+        }
+        fields.append(field)
+        return fields
+    }
+}
