@@ -472,6 +472,8 @@ def multi_soundcompass(signals, max_sources, source_window=None):
             args += ["--max-sources", str(max_sources)]
         if source_window is not None:
             args += ["--source-window", str(source_window)]
+        if "--steady-sources" in sys.argv:
+            args += ["--steady-sources"]
         out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
     records = [json.loads(line) for line in out.splitlines()]
     return records, int(round(2 * records[0]["time"] * FS))

@@ -89,16 +89,6 @@ struct SpeechBandActivityTests {
         #expect(on.precision >= 0.95, "precision \(on.precision)")
     }
 
-    // The default since issue 31 (speech band at 4 dB): the same figures as the explicit 4 dB above.
-    @Test("the default activity detector has the speech band: ≥ 90 % recall at ≥ 95 % precision at 5 dB SNR",
-          arguments: [UInt64(21), 22])
-    func defaultHasSpeechBand(seed: UInt64) throws {
-        let scores = try Self.score(activity: ActivityConfiguration(), snr: 5, seed: seed)
-        print("seed \(seed): default P \(scores.precision) R \(scores.recall)")
-        #expect(scores.recall >= 0.9, "recall \(scores.recall)")
-        #expect(scores.precision >= 0.95, "precision \(scores.precision)")
-    }
-
     @Test("uncorrelated noise alone: the speech band marks hardly any frame active")
     func noiseAlone() throws {
         let config = AnalysisConfiguration(sampleRate: 16000, activity: ActivityConfiguration(speechBandMarginDecibels: 4))

@@ -11,6 +11,13 @@ import TestSupport
 /// white sensor noise at 20 dB SNR; scored by ``MultiSourceTests/figures(_:configuration:acquired:judged:)``
 /// (every listed source; the first second is warm-up).
 struct SteadyNoiseTests {
+    /// The defaults with the excess search on (`--steady-sources`).
+    static var configuration: AnalysisConfiguration {
+        var config = AnalysisConfiguration(sampleRate: MultiSourceTests.sampleRate)
+        config.hearsBesideSteadySources = true
+        return config
+    }
+
     static func scene(talker: Double, noise: Double) -> Scene {
         Scene(
             sampleRate: MultiSourceTests.sampleRate, duration: 8,
@@ -29,7 +36,7 @@ struct SteadyNoiseTests {
     @Test("a talker beside a steady pink noise as loud: both listed, the talker within 10° in ≥ 60 % of its frames",
           arguments: [(-30.0, 40.0), (70.0, 30.0), (-10.0, 30.0)])
     func talkerBesideSteadyNoise(talker: Double, noise: Double) throws {
-        let f = try MultiSourceTests.figures(Self.scene(talker: talker, noise: noise))
+        let f = try MultiSourceTests.figures(Self.scene(talker: talker, noise: noise), configuration: Self.configuration)
         print("talker \(talker)°, noise \(noise)°: \(f)")
         #expect(f.hitRates[0] >= 0.6, "talker: \(f)")
         #expect(f.hitRates[1] >= 0.9, "noise: \(f)")
@@ -43,7 +50,7 @@ struct SteadyNoiseTests {
             sampleRate: MultiSourceTests.sampleRate, duration: 8,
             sources: [Source(.pinkNoise, azimuth: 35, levelDBFS: -20, seed: 12)],
             noise: SensorNoise(snrDecibels: 20, seed: 5))
-        let f = try MultiSourceTests.figures(scene)
+        let f = try MultiSourceTests.figures(scene, configuration: Self.configuration)
         print("pink noise alone: \(f)")
         #expect(f.hitRates[0] >= 0.95, "\(f)")
         #expect(f.multipleShare <= 0.05, "\(f)")

@@ -9,7 +9,10 @@
 /// dominates the bin, about 0 where only the steady sound is), transformed back, and averaged
 /// like the correlation itself (the same window, the same tail weight, the same normalisation
 /// `1/(2·Σ|G|)` of the whole frame, so a peak is the share of the frame's weight that the new
-/// sound holds). The steady source is all but absent from this excess average, and the bins
+/// sound holds). Only every ``SourceCandidateFinder/excessStride``-th bin is used, transformed
+/// at the reduced size `M = N/stride` (at least 16 times the lag window's half-width): the
+/// correlation is then aliased in time by `M`, which only adds the correlation's background far
+/// outside the lag window, and the cost is a quarter of a full-size inverse FFT. The steady source is all but absent from this excess average, and the bins
 /// where the talker dominates vote for the talker alone: its peak stands clear.
 ///
 /// ``SourceCandidateFinder/find(lowFrequencyShare:)`` first takes the candidates of the plain
@@ -23,6 +26,18 @@ extension SourceCandidateFinder {
     /// Least averaged share of the frames' weight above the stationary floors for the excess
     /// average to be searched: below it nothing new is heard.
     static let leastExcessShare = 0.01
+    /// Shortest averaging window of the excess average, seconds: it holds few bins, and a
+    /// shorter window (`--source-window 0.1`) let a moving noise source's leaked bins read as
+    /// ghosts.
+    static let shortestExcessWindow = 0.3
+
+    /// The size `M` of the excess correlation's inverse FFT for an FFT size `n` and a lag window
+    /// of half-width `searchLag`: the smallest power of two ≥ 16·searchLag (and ≥ 64), at most `n`.
+    static func excessSize(fftSize n: Int, searchLag: Int) -> Int {
+        var m = 64
+        while m < 16 * searchLag { m <<= 1 }
+        return min(m, n)
+    }
     /// A candidate of the plain average whose height in the excess average is below this share
     /// of its plain height is a steady source (a talker keeps most of its peak there, in a room
     /// too); the excess average is searched only while there is one.
@@ -42,7 +57,7 @@ extension SourceCandidateFinder {
     ///   - weight: the frame's tail weight.
     ///   - smoothing: the newest frame's share of the average.
     func updateExcess(spectra: FrameSpectra, counts: Bool, weightSum: Float, weight w: Float, smoothing a: Float) {
-        let K = searchLag, n = fftSize
+        let K = searchLag
         let avg = excessAverage.baseAddress
         guard counts, weightSum > 0 else {
             for i in 0...(2 * K) { avg[i] -= a * avg[i] }
@@ -52,20 +67,31 @@ extension SourceCandidateFinder {
         stationary.update(spectra: spectra)
         let gain = excessGains.baseAddress, x = excessSpectrum.baseAddress, g = spectra.whitened
         stationary.gains(into: gain)
-        for k in 0...(n / 2) {
-            x[2 * k] = g[2 * k] * gain[k]
-            x[2 * k + 1] = g[2 * k + 1] * gain[k]
-        }
-        // `|G[k]|` of bins 1 ..< N/2 is in `magnitudes` (from `averageBinWeights`).
+        // Every `excessStride`-th bin k = j·stride, j = 0…M/2, into an M-point spectrum; `|G[k]|`
+        // of bins 1 ..< N/2 is in `magnitudes` (from `averageBinWeights`).
+        let stride = excessStride, m = excessFFT.size
         let magnitude = magnitudes.baseAddress
-        var excessWeight: Float = 0
-        for k in 1..<(n / 2) { excessWeight += magnitude[k] * gain[k] }
-        excessShare += Double(a) * (Double(w * excessWeight / weightSum) - excessShare)
-        gccPhat.fft.inverse(x, excessCorrelation.baseAddress)
+        var excessWeight: Float = 0, sampledWeight: Float = 0
+        for j in 0...(m / 2) {
+            let k = j * stride
+            x[2 * j] = g[2 * k] * gain[j]
+            x[2 * j + 1] = g[2 * k + 1] * gain[j]
+            if j > 0 && j < m / 2 {
+                excessWeight += magnitude[k] * gain[j]
+                sampledWeight += magnitude[k]
+            }
+        }
+        guard sampledWeight > 0, sampledWeight.isFinite else {
+            for i in 0...(2 * K) { avg[i] -= a * avg[i] }
+            excessShare -= Double(a) * excessShare
+            return
+        }
+        excessShare += Double(a) * (Double(w * excessWeight / sampledWeight) - excessShare)
+        excessFFT.inverse(x, excessCorrelation.baseAddress)
         let c = excessCorrelation.baseAddress
-        let scale = w / (2 * weightSum)
+        let scale = w / (2 * sampledWeight)
         for i in 0...(2 * K) {
-            let v = i < K ? c[n - K + i] : c[i - K]
+            let v = i < K ? c[m - K + i] : c[i - K]
             avg[i] += a * (scale * v - avg[i])
         }
     }

@@ -145,6 +145,12 @@ package final class SourceCandidateFinder {
     var pointSpreadPeak = 0.0
     /// The stationary part of each bin's power (the steady sounds), for the excess correlation.
     let stationary: StationaryBinFloor
+    /// Share of the newest frame in the excess average: hop / max(window, `shortestExcessWindow`).
+    let excessSmoothing: Float
+    /// The excess correlation's inverse FFT (size `M = fftSize / excessStride`, see
+    /// `excessSize`), and the stride of the bins it takes.
+    let excessFFT: RealFFT
+    let excessStride: Int
     /// Scratch: each bin's gain above the stationary floor, then the frame's excess cross-spectrum
     /// (overwritten by the inverse FFT) and its correlation.
     let excessGains: AlignedFloats
@@ -193,6 +199,8 @@ package final class SourceCandidateFinder {
         self.maxLag = gccPhat.maxLagSamples
         self.fftSize = gccPhat.fftSize
         self.smoothing = Float(min(1, configuration.hopDuration / configuration.sourceWindowSeconds))
+        self.excessSmoothing = Float(min(1, configuration.hopDuration
+            / max(configuration.sourceWindowSeconds, Self.shortestExcessWindow)))
         self.average = AlignedFloats(count: 2 * gccPhat.searchLag + 1)
         self.smoothed = AlignedFloats(count: 2 * gccPhat.searchLag + 1)
         self.separation = max(Self.minimumSeparationSamples, 0.1 * gccPhat.maxLagSamples)
@@ -220,10 +228,13 @@ package final class SourceCandidateFinder {
         self.historyFrames = max(
             Self.echoMinimumFrames, Int((Self.echoWindowSeconds / configuration.hopDuration).rounded()))
         self.history = AlignedFloats(count: historyFrames * (2 * gccPhat.searchLag + 1))
-        self.stationary = StationaryBinFloor(fftSize: n, hopDuration: configuration.hopDuration)
-        self.excessGains = AlignedFloats(count: n / 2 + 1)
-        self.excessSpectrum = AlignedFloats(count: 2 * (n / 2 + 1))
-        self.excessCorrelation = AlignedFloats(count: n)
+        let m = Self.excessSize(fftSize: n, searchLag: gccPhat.searchLag)
+        self.excessFFT = RealFFT(size: m)
+        self.excessStride = n / m
+        self.stationary = StationaryBinFloor(binCount: m / 2 + 1, stride: n / m, hopDuration: configuration.hopDuration)
+        self.excessGains = AlignedFloats(count: m / 2 + 1)
+        self.excessSpectrum = AlignedFloats(count: 2 * (m / 2 + 1))
+        self.excessCorrelation = AlignedFloats(count: m)
         self.excessAverage = AlignedFloats(count: 2 * gccPhat.searchLag + 1)
         self.excessSmoothed = AlignedFloats(count: 2 * gccPhat.searchLag + 1)
         self.excessLags = [Double](repeating: 0, count: max(1, capacity))
@@ -280,7 +291,9 @@ package final class SourceCandidateFinder {
         // The bins' shares of this frame's weights, averaged like the correlation.
         let weightSum = averageBinWeights(spectra.whitened, counts: counts, weight: w, smoothing: a)
         // The same correlation of the bins above their stationary floor.
-        updateExcess(spectra: spectra, counts: counts, weightSum: weightSum, weight: w, smoothing: a)
+        if configuration.hearsBesideSteadySources {
+            updateExcess(spectra: spectra, counts: counts, weightSum: weightSum, weight: w, smoothing: excessSmoothing)
+        }
         if let c = correlation {
             let row = history.baseAddress + historyNext * (2 * K + 1)
             for i in 0...(2 * K) { row[i] = value(c, i) }
@@ -340,7 +353,7 @@ package final class SourceCandidateFinder {
             count += 1
         }
         removeSidelobes(floor: Double(floor), total: &total)
-        addExcessCandidates(total: &total)
+        if configuration.hearsBesideSteadySources { addExcessCandidates(total: &total) }
         let model = configuration.array
         for j in 0..<count {
             let delay = lags[j] / configuration.sampleRate

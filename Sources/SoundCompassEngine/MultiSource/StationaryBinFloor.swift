@@ -43,11 +43,18 @@ package final class StationaryBinFloor {
     private var blockIndex = 0
     private var started = false
 
+    /// The spectra's bins it follows are `j·stride`, `j = 0 ..< binCount`.
+    private let stride: Int
+
     /// - Parameters:
-    ///   - fftSize: the FFT size of the spectra it will be given (a power of two).
+    ///   - binCount: number of bins followed (`j·stride` must stay within the spectra's
+    ///     `fftSize/2 + 1` bins).
+    ///   - stride: every `stride`-th bin of the spectra is followed (≥ 1).
     ///   - hopDuration: seconds between frames.
-    package init(fftSize: Int, hopDuration: Double) {
-        bins = fftSize / 2 + 1
+    package init(binCount: Int, stride: Int, hopDuration: Double) {
+        precondition(binCount >= 1 && stride >= 1)
+        bins = binCount
+        self.stride = stride
         smoothed = AlignedFloats(count: bins)
         blockMinima = AlignedFloats(count: 8 * bins)
         currentMinimum = AlignedFloats(count: bins)
@@ -70,23 +77,11 @@ package final class StationaryBinFloor {
     /// Takes in one frame's bin powers. Never allocates.
     /// - Parameter spectra: the frame's spectra.
     package func update(spectra: FrameSpectra) {
-        typealias V = SIMD8<Float>
         let s = smoothed.baseAddress, m = currentMinimum.baseAddress
-        let alpha = Self.smoothing
-        let a = V(repeating: started ? alpha : 1)
-        var k = 0
-        while k + 8 <= bins {
-            var v = UnsafeRawPointer(s + k).loadUnaligned(as: V.self)
-            v += a * (spectra.powers(eightFrom: k) - v)
-            UnsafeMutableRawPointer(s + k).storeBytes(of: v, as: V.self)
-            let low = UnsafeRawPointer(m + k).loadUnaligned(as: V.self)
-            UnsafeMutableRawPointer(m + k).storeBytes(of: low.replacing(with: v, where: v .< low), as: V.self)
-            k += 8
-        }
-        while k < bins {
-            s[k] += (started ? alpha : 1) * (spectra.power(k) - s[k])
-            m[k] = min(m[k], s[k])
-            k += 1
+        let alpha = started ? Self.smoothing : 1
+        for j in 0..<bins {
+            s[j] += alpha * (spectra.power(j * stride) - s[j])
+            m[j] = min(m[j], s[j])
         }
         started = true
         framesInBlock += 1
@@ -104,8 +99,8 @@ package final class StationaryBinFloor {
         }
     }
 
-    /// Writes each bin's gain `clamp(1 − β·Fₖ/Sₖ, 0, 1)` (see the type's notes) into `gains`
-    /// (`fftSize/2 + 1` values; 0 where the smoothed power is 0). Never allocates.
+    /// Writes each followed bin's gain `clamp(1 − β·Fₖ/Sₖ, 0, 1)` (see the type's notes) into
+    /// `gains` (`binCount` values; 0 where the smoothed power is 0). Never allocates.
     package func gains(into gains: UnsafeMutablePointer<Float>) {
         let s = smoothed.baseAddress, m = currentMinimum.baseAddress, w = windowMinimum.baseAddress
         let beta = Self.overestimate
