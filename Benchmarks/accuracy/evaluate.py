@@ -261,40 +261,39 @@ def frame_truth(dry, times, frame_length, delay=DISTANCE / 343.0, floor=1e-3):
     return levels > levels.max() * floor
 
 
-def soundcompass(signals, truth, audible, dry=None, wet=None):
-    """Errors of the tracked azimuth on SoundCompass's active frames and on every frame where
-    the dry source is audible, and how many of the latter SoundCompass marks active; with `dry`
-    and `wet` (the noise-free room signal), also the frame-level activity counts: (active and
-    audible, active, audible frames by `frame_truth()`; active frames where the reverberant
-    source is within 30 dB of its loudest frame)."""
+def soundcompass(signals, truth, dry, wet):
+    """SoundCompass on `signals`, scored by the rule of issue 31: bearing accuracy on the frames
+    where the truth says the source is active (`frame_truth()` of the dry source, on
+    SoundCompass's own frames), whatever the detector marks, with the `azimuth` each record
+    carries; and the activity counts (active and audible, active, audible frames; active frames
+    where the reverberant source, the noise-free room signal `wet`, is within 30 dB of its
+    loudest frame)."""
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "x.wav")
         wavfile.write(path, FS, (signals.T / max(1.0, np.abs(signals).max() * 1.01)).astype(np.float32))
         out = subprocess.run([BINARY, "analyze", path, "--format", "jsonl", "-q", "--spacing", str(SPACING)],
                              check=True, capture_output=True, text=True).stdout
-    errors, audible_errors, heard, covered = [], [], 0, 0
     records = [json.loads(line) for line in out.splitlines()]
-    counts = (0, 0, 0, 0)
-    if dry is not None and len(records) > 1:
-        # Frame i covers samples i*hop ..< i*hop + frame; its time is the frame centre.
-        frame_length = int(round(2 * records[0]["time"] * FS))
-        audible_frames = frame_truth(dry, [r["time"] for r in records], frame_length)
-        marked = np.array([bool(r["active"]) for r in records])
-        reverberant = frame_truth(wet.sum(axis=0), [r["time"] for r in records], frame_length, delay=0)
-        counts = (int(np.sum(marked & audible_frames)), int(np.sum(marked)), int(np.sum(audible_frames)),
-                  int(np.sum(marked & reverberant)))
-    for r in records:
-        error = abs(r["azimuth"] - truth(r["time"]))
-        if r["active"]:
-            errors.append(error)
-        if audible[min(len(audible) - 1, int(r["time"] * FS))]:
-            heard += 1
-            covered += r["active"]
-            audible_errors.append(error)
-    return errors, audible_errors, heard, covered, counts
+    # Frame i covers samples i*hop ..< i*hop + frame; its time is the frame centre.
+    frame_length = int(round(2 * records[0]["time"] * FS))
+    times = [r["time"] for r in records]
+    audible = frame_truth(dry, times, frame_length)
+    marked = np.array([bool(r["active"]) for r in records])
+    reverberant = frame_truth(wet.sum(axis=0), times, frame_length, delay=0)
+    counts = np.array([np.sum(marked & audible), np.sum(marked), np.sum(audible), np.sum(marked & reverberant)])
+    errors = [abs(r["azimuth"] - truth(r["time"])) for r, a in zip(records, audible) if a]
+    return errors, counts
 
 
-def pyroom_methods(signals, truth, active, names):
+def pyroom_methods(signals, truth, active, names, key=None):
+    """Errors of each pyroomacoustics method (see the module's doc); kept in CACHE under `key`
+    (the condition) when given."""
+    if key is not None and CACHE is not None:
+        results = {}
+        for name in names:
+            results[name] = list(cached(("pyroom errors", name) + key,
+                                        lambda n=name: np.array(pyroom_methods(signals, truth, active, [n])[n])))
+        return results
     nfft, hop = 512, 256
     X = pra.transform.stft.analysis(signals.T, nfft, hop).transpose([2, 1, 0])  # (mics, freq, frames)
     grid = np.radians(np.arange(0, 181, 1.0))  # pra azimuth from +x; front half-plane
@@ -353,7 +352,9 @@ def main():
         kind, rt, sn = sys.argv[sys.argv.index("--only") + 1].split(":")
         conditions = [(kind, float(rt), int(sn))]
 
-    header = ["source", "RT60 s", "SNR dB", "SoundCompass median / <=5 / <=10", "SoundCompass active", "SoundCompass frame recall / precision", "SoundCompass all audible median / <=10"] + [f"{m} median / <=5 / <=10" for m in methods]
+    header = ["source", "RT60 s", "SNR dB", "SoundCompass median / <=5 / <=10",
+              "SoundCompass frame recall / precision / precision vs reverberant"] + \
+        [f"{m} median / <=5 / <=10" for m in methods]
     if markdown:
         print("| " + " | ".join(header) + " |")
         print("|" + "---|" * len(header))
@@ -361,7 +362,7 @@ def main():
         print("  ".join(header))
     pooled = np.zeros(4, dtype=int)  # speech rows at SNR >= 5 dB: see soundcompass()
     for kind, rt60, snr in conditions:
-        ours, ours_audible, theirs, heard, covered = [], [], {m: [] for m in methods}, 0, 0
+        ours, theirs = [], {m: [] for m in methods}
         frames = np.zeros(4, dtype=int)
         runs = [None] if kind == "moving speech" else diffuse_azimuths if kind == "diffuse" else azimuths
         for k, azimuth in enumerate(runs):
@@ -380,23 +381,19 @@ def main():
                 noisy = add_diffuse(wet, active, noise, snr, seed=100 + k)
             else:
                 noisy = add_noise(wet, active, snr, seed=100 + k)
-            errors, audible_errors, h, c, counts = soundcompass(noisy, path, active, dry, wet)
+            errors, counts = soundcompass(noisy, path, dry, wet)
             frames += counts
             ours += errors
-            ours_audible += audible_errors
-            heard += h
-            covered += c
-            for m, e in pyroom_methods(noisy, path, active, methods).items():
+            key = (kind, rt60, snr, azimuth, seconds, pra.__version__)
+            for m, e in pyroom_methods(noisy, path, active, methods, key=key).items():
                 theirs[m] += e
         cells = [kind, f"{rt60:.1f}", f"{snr}"]
         for k, errors in enumerate([ours] + [theirs[m] for m in methods]):
             med, f5, f10 = summary(errors)
             cells.append(f"{med:5.1f} / {100 * f5:3.0f}% / {100 * f10:3.0f}%")
             if k == 0:
-                cells.append(f"{100 * covered / max(1, heard):3.0f}%")
-                cells.append(f"{100 * frames[0] / max(1, frames[2]):3.0f}% / {100 * frames[0] / max(1, frames[1]):3.0f}%")
-                med, _, f10 = summary(ours_audible)
-                cells.append(f"{med:5.1f} / {100 * f10:3.0f}%")
+                cells.append(f"{100 * frames[0] / max(1, frames[2]):3.0f}% / {100 * frames[0] / max(1, frames[1]):3.0f}% / "
+                             f"{100 * frames[3] / max(1, frames[1]):3.0f}%")
         print(("| " + " | ".join(cells) + " |") if markdown else "  ".join(cells), flush=True)
         if kind == "speech" and snr >= 5:
             pooled += frames
@@ -475,6 +472,8 @@ def multi_soundcompass(signals, max_sources, source_window=None):
             args += ["--max-sources", str(max_sources)]
         if source_window is not None:
             args += ["--source-window", str(source_window)]
+        if "--steady-sources" in sys.argv:
+            args += ["--steady-sources"]
         out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
     records = [json.loads(line) for line in out.splitlines()]
     return records, int(round(2 * records[0]["time"] * FS))
@@ -636,8 +635,115 @@ def multi_main():
                   f"{scores['confident'].cells(single)[0]}", file=sys.stderr, flush=True)
 
 
+# ---------------------------------------------------------------------------------------------
+# A talker beside a steady noise (--steady): issue 31, item 1.
+
+STEADY_NOISE_AZIMUTHS = list(range(-70, 71, 20))
+STEADY_OFFSETS = (40, 60, 80, 100)
+
+
+def steady_layouts():
+    """(noise azimuth, talker azimuth) pairs: the noise at every 20 degrees from -70 to +70, the
+    talker 40-100 degrees away on either side, within +-90."""
+    layouts = []
+    for n in STEADY_NOISE_AZIMUTHS:
+        for d in STEADY_OFFSETS:
+            for t in (n - d, n + d):
+                if abs(t) <= 90:
+                    layouts.append((n, t))
+    return layouts
+
+
+def steady_main():
+    """Talker + steady pink noise: per (RT60, noise level) over steady_layouts(), the talker's and
+    the noise's share of their active frames with a listed source within 10 degrees (pooled and
+    the worst layout), the false share and the layouts in which each is listed at all; SRP-PHAT
+    and NormMUSIC given the true count (2), scored the same way per 0.25 s block."""
+    global CACHE
+    if "--cache" in sys.argv:
+        CACHE = sys.argv[sys.argv.index("--cache") + 1]
+        os.makedirs(CACHE, exist_ok=True)
+    markdown = "--markdown" in sys.argv
+    detail = "--detail" in sys.argv
+    quick = "--quick" in sys.argv
+    seconds = MULTI_SECONDS
+    snr = 20
+    layouts = steady_layouts()
+    if quick:
+        layouts = layouts[::5]
+    conditions = [(0.3, 0), (0.3, -5), (0.6, 0), (0.6, -5)]
+    if "--only" in sys.argv:
+        rt, level = sys.argv[sys.argv.index("--only") + 1].split(":")
+        conditions = [(float(rt), int(level))]
+    methods = ["SRP", "NormMUSIC"]
+    talkers = [talker(0, seconds), talker(1, seconds)]
+    noise = pink(seconds, 31)
+    header = ["RT60 s", "noise dB re talker",
+              "SoundCompass talker within 10° (worst layout) / noise within 10° (worst) / false / layouts listing talker, noise"] + \
+        [f"{m}: talker (worst) / noise (worst) / false" for m in methods]
+    if markdown:
+        print("| " + " | ".join(header) + " |")
+        print("|" + "---|" * len(header))
+    else:
+        print("  ".join(header))
+    for rt60, level in conditions:
+        totals = {k: np.zeros(5) for k in ["ours"] + methods}  # talker hits, frames, noise hits, frames, false
+        reported = {k: 0 for k in ["ours"] + methods}
+        worst = {k: [1.0, 1.0] for k in ["ours"] + methods}
+        listed_talker, listed_noise = 0, 0
+        for index, (n_az, t_az) in enumerate(layouts):
+            which = index % 2
+            dry_t = talkers[which]
+            dry_n = noise * 10 ** (level / 20)
+            wet_t = render_static(f"talker{which}", dry_t, t_az, rt60)
+            wet_n = render_static("pink", noise, n_az, rt60) * 10 ** (level / 20)
+            mix = wet_t + wet_n
+            masks = [sample_activity(dry_t, MULTI_FLOOR), sample_activity(dry_n, MULTI_FLOOR)]
+            power = np.mean(mix[:, np.any(masks, axis=0)] ** 2)
+            rng = np.random.default_rng(700 + index)
+            noisy = mix + rng.standard_normal(mix.shape) * np.sqrt(power / 10 ** (snr / 10))
+            records, frame_length = multi_soundcompass(noisy, None)
+            times = [r["time"] for r in records]
+            frame_masks = [frame_truth(dry_t, times, frame_length, floor=MULTI_FLOOR),
+                           frame_truth(dry_n, times, frame_length, floor=MULTI_FLOOR)]
+            listed = [[s["azimuth"] for s in r.get("sources", [])] for r in records]
+            scored = {"ours": Score()}
+            scored["ours"].add([float(t_az), float(n_az)], frame_masks, listed)
+            hit_any = [any(m and est and min(abs(x - a) for x in est) <= HIT_DEGREES for m, est in zip(mask, listed))
+                       for a, mask in zip((t_az, n_az), frame_masks)]
+            listed_talker += hit_any[0]
+            listed_noise += hit_any[1]
+            block_scores = {m: Score() for m in methods}
+            pyroom_multi(noisy, [float(t_az), float(n_az)], masks, methods, block_scores)
+            scored.update(block_scores)
+            for k, sc in scored.items():
+                t = np.array([sc.hits[0], sc.active[0], sc.hits[1], sc.active[1], sc.false])
+                totals[k] += t
+                reported[k] += sc.reported
+                worst[k][0] = min(worst[k][0], sc.hits[0] / max(1, sc.active[0]))
+                worst[k][1] = min(worst[k][1], sc.hits[1] / max(1, sc.active[1]))
+            if detail:
+                sc = scored["ours"]
+                print(f"  RT60 {rt60} noise {level:+d} dB: noise {n_az:+d}°, talker {t_az:+d}° (talker{which}): "
+                      f"talker {100 * sc.hits[0] / max(1, sc.active[0]):.0f}%, noise {100 * sc.hits[1] / max(1, sc.active[1]):.0f}%, "
+                      f"false {100 * sc.false / max(1, sc.reported):.1f}%; SRP talker "
+                      f"{100 * block_scores['SRP'].hits[0] / max(1, block_scores['SRP'].active[0]):.0f}%",
+                      file=sys.stderr, flush=True)
+        cells = ["anechoic" if rt60 == 0 else f"{rt60:.1f}", f"{level:+d}"]
+        for k in ["ours"] + methods:
+            t = totals[k]
+            text = (f"{100 * t[0] / max(1, t[1]):3.0f}% ({100 * worst[k][0]:3.0f}%) / "
+                    f"{100 * t[2] / max(1, t[3]):3.0f}% ({100 * worst[k][1]:3.0f}%) / {100 * t[4] / max(1, reported[k]):3.0f}%")
+            if k == "ours":
+                text += f" / {listed_talker}, {listed_noise} of {len(layouts)}"
+            cells.append(text)
+        print(("| " + " | ".join(cells) + " |") if markdown else "  ".join(cells), flush=True)
+
+
 if __name__ == "__main__":
-    if "--multi" in sys.argv:
+    if "--steady" in sys.argv:
+        steady_main()
+    elif "--multi" in sys.argv:
         multi_main()
     else:
         main()

@@ -102,6 +102,9 @@ struct AnalysisOptions: ParsableArguments {
         valueName: "seconds"))
     var sourceWindow: Double = 0.3
 
+    @Flag(help: "Also list a talker beside a steady noise (a fan, a television): the source tracker searches the bins that stand above their stationary floor too.")
+    var steadySources = false
+
     func validate() throws {
         if let spacing, !ArrayModel.spacingRange.contains(spacing) {
             throw ValidationError("--spacing must be \(ArrayModel.spacingRange.lowerBound)…\(ArrayModel.spacingRange.upperBound) metres, got \(spacing)")
@@ -191,6 +194,7 @@ struct AnalysisOptions: ParsableArguments {
         settings.maxSources = maxSources
         settings.sourceWindowSeconds = sourceWindow
         settings.hrtfPath = hrtf
+        settings.hearsBesideSteadySources = steadySources
         return settings
     }
 

@@ -105,21 +105,21 @@ package final class SourceCandidateFinder {
 
     let configuration: AnalysisConfiguration
     /// The broadband estimator whose frames are averaged (to check that a frame given is its current one).
-    private let gccPhat: GCCPHAT
+    let gccPhat: GCCPHAT
     /// Half-width of the averaged lag window, whole samples (the estimator's ``GCCPHAT/searchLag``).
-    private let searchLag: Int
+    let searchLag: Int
     /// The largest physical lag, samples.
-    private let maxLag: Double
-    private let fftSize: Int
+    let maxLag: Double
+    let fftSize: Int
     /// Share of the newest frame in the average: hop / window.
     private let smoothing: Float
     /// The averaged correlation at lags `−searchLag…searchLag` (index `lag + searchLag`).
     private let average: AlignedFloats
     /// The average smoothed by [1 2 1]/4, where the peaks are searched.
-    private let smoothed: AlignedFloats
+    let smoothed: AlignedFloats
     /// Average linear power of the frames (mean of both channels, re full scale).
     private var averagePower = 0.0
-    private let separation: Double
+    let separation: Double
     /// Recursive average (like `average`) of each bin's share `|G[k]|/Σ|G|` of the frames'
     /// weighted cross-spectra: the average correlation's point-spread function is its cosine
     /// transform (see `sidelobe(at:)`).
@@ -131,7 +131,7 @@ package final class SourceCandidateFinder {
     /// The bins that vote in the principal-angle histogram.
     let angleBinRange: Range<Int>
     /// Scratch: the frame's `|G[k]|`.
-    private let magnitudes: AlignedFloats
+    let magnitudes: AlignedFloats
     /// `(1 + cos ωₖ)/2` per bin: the [1 2 1]/4 smoothing in the frequency domain.
     private let smoothingFactors: AlignedFloats
     /// Bins per group in `sidelobe(at:)`: few enough that a group's phase spread stays below
@@ -142,7 +142,32 @@ package final class SourceCandidateFinder {
     private let groupWeights: AlignedFloats
     /// `sidelobe(at: 0)` of the current `find` (set with `groupWeights`, when there are at
     /// least two candidates).
-    private var pointSpreadPeak = 0.0
+    var pointSpreadPeak = 0.0
+    /// The stationary part of each bin's power (the steady sounds), for the excess correlation.
+    let stationary: StationaryBinFloor
+    /// Share of the newest frame in the excess average: hop / max(window, `shortestExcessWindow`).
+    let excessSmoothing: Float
+    /// The excess correlation's inverse FFT (size `M = fftSize / excessStride`, see
+    /// `excessSize`), and the stride of the bins it takes.
+    let excessFFT: RealFFT
+    let excessStride: Int
+    /// Scratch: each bin's gain above the stationary floor, then the frame's excess cross-spectrum
+    /// (overwritten by the inverse FFT) and its correlation.
+    let excessGains: AlignedFloats
+    let excessSpectrum: AlignedFloats
+    let excessCorrelation: AlignedFloats
+    /// The averaged excess correlation (like `average`, of the bins above their stationary
+    /// floor) and its [1 2 1]/4 smoothing.
+    let excessAverage: AlignedFloats
+    let excessSmoothed: AlignedFloats
+    /// Averaged share (like `excessAverage`, tail-weighted) of the frames' weight `Σ|G|` in
+    /// the bins above their stationary floor.
+    var excessShare = 0.0
+    /// Scratch of `addExcessCandidates`: the excess peaks taken so far, lag (samples) and height.
+    var excessLags: [Double]
+    var excessHeights: [Double]
+    /// Scratch of `addExcessCandidates`: whether each plain candidate is a steady source.
+    var steadyCandidates: [Bool]
     /// The last `historyFrames` counted frames' correlations at lags `−searchLag…searchLag`,
     /// one row each (a ring; row `historyNext` is the oldest once full).
     private let history: AlignedFloats
@@ -158,7 +183,7 @@ package final class SourceCandidateFinder {
     /// The index (lag + searchLag) of each candidate's peak.
     var lagIndices: [Int]
     /// Each candidate's refined lag, samples.
-    private var lags: [Double]
+    var lags: [Double]
     /// The averaged frame level, dBFS.
     package var averageLevelDBFS: Double { 10 * log10(averagePower + ChannelLevels.powerFloor) }
 
@@ -174,6 +199,8 @@ package final class SourceCandidateFinder {
         self.maxLag = gccPhat.maxLagSamples
         self.fftSize = gccPhat.fftSize
         self.smoothing = Float(min(1, configuration.hopDuration / configuration.sourceWindowSeconds))
+        self.excessSmoothing = Float(min(1, configuration.hopDuration
+            / max(configuration.sourceWindowSeconds, Self.shortestExcessWindow)))
         self.average = AlignedFloats(count: 2 * gccPhat.searchLag + 1)
         self.smoothed = AlignedFloats(count: 2 * gccPhat.searchLag + 1)
         self.separation = max(Self.minimumSeparationSamples, 0.1 * gccPhat.maxLagSamples)
@@ -201,11 +228,26 @@ package final class SourceCandidateFinder {
         self.historyFrames = max(
             Self.echoMinimumFrames, Int((Self.echoWindowSeconds / configuration.hopDuration).rounded()))
         self.history = AlignedFloats(count: historyFrames * (2 * gccPhat.searchLag + 1))
+        let m = Self.excessSize(fftSize: n, searchLag: gccPhat.searchLag)
+        self.excessFFT = RealFFT(size: m)
+        self.excessStride = n / m
+        self.stationary = StationaryBinFloor(binCount: m / 2 + 1, stride: n / m, hopDuration: configuration.hopDuration)
+        self.excessGains = AlignedFloats(count: m / 2 + 1)
+        self.excessSpectrum = AlignedFloats(count: 2 * (m / 2 + 1))
+        self.excessCorrelation = AlignedFloats(count: m)
+        self.excessAverage = AlignedFloats(count: 2 * gccPhat.searchLag + 1)
+        self.excessSmoothed = AlignedFloats(count: 2 * gccPhat.searchLag + 1)
+        self.excessLags = [Double](repeating: 0, count: max(1, capacity))
+        self.excessHeights = [Double](repeating: 0, count: max(1, capacity))
+        self.steadyCandidates = [Bool](repeating: false, count: max(1, capacity))
     }
 
     /// Forgets the average.
     package func reset() {
         average.zero()
+        excessAverage.zero()
+        excessShare = 0
+        stationary.reset()
         angleAverage?.zero()
         binWeights.zero()
         averagePower = 0
@@ -247,7 +289,11 @@ package final class SourceCandidateFinder {
             for i in 0...(2 * K) { avg[i] -= a * avg[i] }
         }
         // The bins' shares of this frame's weights, averaged like the correlation.
-        averageBinWeights(spectra.whitened, counts: counts, weight: w, smoothing: a)
+        let weightSum = averageBinWeights(spectra.whitened, counts: counts, weight: w, smoothing: a)
+        // The same correlation of the bins above their stationary floor.
+        if configuration.hearsBesideSteadySources {
+            updateExcess(spectra: spectra, counts: counts, weightSum: weightSum, weight: w, smoothing: excessSmoothing)
+        }
         if let c = correlation {
             let row = history.baseAddress + historyNext * (2 * K + 1)
             for i in 0...(2 * K) { row[i] = value(c, i) }
@@ -307,6 +353,7 @@ package final class SourceCandidateFinder {
             count += 1
         }
         removeSidelobes(floor: Double(floor), total: &total)
+        if configuration.hearsBesideSteadySources { addExcessCandidates(total: &total) }
         let model = configuration.array
         for j in 0..<count {
             let delay = lags[j] / configuration.sampleRate
@@ -331,8 +378,11 @@ package final class SourceCandidateFinder {
     /// of the lowest points on each side before higher ground. A side that reaches the window's
     /// edge without higher ground does not count (a source near ±90° sits close to the edge);
     /// the highest peak stands out by its height over the lowest point.
-    private func prominence(at i: Int) -> Float {
-        let y = smoothed.baseAddress, v = y[i], last = 2 * searchLag
+    private func prominence(at i: Int) -> Float { prominence(at: i, in: UnsafePointer(smoothed.baseAddress)) }
+
+    /// `prominence(at:)` in the smoothed average `y` (2·searchLag + 1 values).
+    func prominence(at i: Int, in y: UnsafePointer<Float>) -> Float {
+        let v = y[i], last = 2 * searchLag
         var leftLow = v, rightLow = v
         var j = i - 1
         while j >= 0 && y[j] <= v { leftLow = min(leftLow, y[j]); j -= 1 }
@@ -351,7 +401,9 @@ package final class SourceCandidateFinder {
     /// `binWeights += smoothing·(weight·|G[k]|/Σ|G| − binWeights)` for bins 1 ..< fftSize/2, with
     /// `|G[k]|` from the frame's weighted cross-spectrum `g`; decay only when the frame does not
     /// count. Eight bins at a time.
-    private func averageBinWeights(_ g: UnsafePointer<Float>, counts: Bool, weight: Float, smoothing a: Float) {
+    /// - Returns: `Σ|G[k]|` of the frame (0 when it does not count).
+    @discardableResult
+    private func averageBinWeights(_ g: UnsafePointer<Float>, counts: Bool, weight: Float, smoothing a: Float) -> Float {
         typealias V = SIMD8<Float>
         let bins = fftSize / 2
         let m = binWeights.baseAddress, magnitude = magnitudes.baseAddress
@@ -395,6 +447,7 @@ package final class SourceCandidateFinder {
             m[k] += a * (x - m[k])
             k += 1
         }
+        return counts && sum.isFinite ? sum : 0
     }
 
     /// Drops the candidates that are mostly sidelobes of stronger ones: a candidate stays when
@@ -436,7 +489,7 @@ package final class SourceCandidateFinder {
     /// `Σₖ Mₖ·(1 + cos ωₖ)/2·cos(ωₖ·delta)` with `Mₖ` the averaged bin weights (the [1 2 1]/4
     /// smoothing is the factor `(1 + cos ωₖ)/2`), summed over groups of `groupSize` bins at
     /// their centre frequency (`groupWeights`, filled by `groupBinWeights()`).
-    private func sidelobe(at delta: Double) -> Double {
+    func sidelobe(at delta: Double) -> Double {
         let w = groupWeights.baseAddress, width = Double(groupSize)
         let step = 2 * Double.pi / Double(fftSize) * width
         // The first group's centre is bin 1 + (width − 1)/2; phasors walked group by group.
@@ -453,7 +506,7 @@ package final class SourceCandidateFinder {
 
     /// Sums the averaged bin weights, times the smoothing's factor `(1 + cos ωₖ)/2`, into
     /// groups of `groupSize` bins (bins 1 ..< fftSize/2).
-    private func groupBinWeights() {
+    func groupBinWeights() {
         let m = binWeights.baseAddress, f = smoothingFactors.baseAddress, w = groupWeights.baseAddress
         let bins = fftSize / 2
         for g in 0..<groupCount {

@@ -48,6 +48,9 @@ public struct AnalysisSettings: Sendable {
     /// Window over which the source tracker gathers direction evidence, seconds
     /// (``AnalysisConfiguration/sourceWindowSeconds``, 0.05…5).
     public var sourceWindowSeconds = 0.3
+    /// Whether the source tracker also lists a talker beside a steady noise
+    /// (``AnalysisConfiguration/hearsBesideSteadySources``; default false).
+    public var hearsBesideSteadySources = false
 
     /// Where the analysis starts in the input, seconds (the input's own clock: records keep
     /// their time in the input). 0: its start.
@@ -79,6 +82,7 @@ public struct AnalysisSettings: Sendable {
             array: model ?? array, silenceGateDBFS: silenceGateDBFS, bands: bands, response: response)
         configuration.maxSources = maxSources
         configuration.sourceWindowSeconds = sourceWindowSeconds
+        configuration.hearsBesideSteadySources = hearsBesideSteadySources
         return configuration
     }
 }
