@@ -27,7 +27,8 @@ import Musl
 /// mass, summed over ±``neighbourhood`` bins: at least ``margin`` times the other's, and the two
 /// together at least ``minimumMass``. Where neither is clearly larger (the two readings nearly
 /// meet near the pair's axis, or another source's true bearing sits on this one's mirror image)
-/// the source keeps the hemisphere it had in the last frame, by id, or stays `.unknown`. Nothing
+/// the source keeps the hemisphere it had in the last frame, by id, or stays `.unknown`; so it
+/// does too while no candidate is near it (not heard, its tracked bearing held). Nothing
 /// is resolved while the yaw has swept less than ``minimumSweep`` over the last
 /// ``sweepWindow``: without turning, both readings pile up alike.
 ///
@@ -168,6 +169,14 @@ package struct SourceFrontBack {
                         phi = candidates[j].azimuth
                     }
                 }
+                var previous = Hemisphere.unknown
+                for p in 0..<previousCount where previousIDs[p] == sources[i].id { previous = previousHemispheres[p] }
+                // No candidate near it: the source is not heard this frame and its bearing is
+                // held; it keeps its hemisphere.
+                if nearest >= Self.candidateGate && previous != .unknown {
+                    hemispheres[i] = previous
+                    continue
+                }
                 let front = mass(yaw + phi), back = mass(yaw + 180 - phi)
                 if front + back >= Self.minimumMass {
                     if front >= Self.margin * back {
@@ -175,9 +184,7 @@ package struct SourceFrontBack {
                     } else if back >= Self.margin * front {
                         hemisphere = .back
                     } else {
-                        for p in 0..<previousCount where previousIDs[p] == sources[i].id {
-                            hemisphere = previousHemispheres[p]
-                        }
+                        hemisphere = previous
                     }
                 }
             }
