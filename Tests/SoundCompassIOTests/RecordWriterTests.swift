@@ -65,10 +65,12 @@ struct RecordWriterTests {
         #expect(json[0].hasSuffix(#""bands":[],"sources":[{"id":1,"azimuth":-40.12,"confidence":0.835,"level_dbfs":-31.2,"#
             + #""active":true},{"id":12,"azimuth":30.25,"confidence":0.500,"level_dbfs":-40.0,"active":false}]}"#), "\(json[0])")
         #expect(json[1].hasSuffix(#""bands":[],"sources":[]}"#))
-        // With an IMU, each source has its world bearing (null until resolved).
-        let world = try Self.written(.jsonl, [record], orientation: true, sources: true)
-        #expect(world.contains(#""active":true,"world_azimuth":null},{"id":12"#), "\(world)")
-        #expect(world.contains(#""active":false,"world_azimuth":120.50}]"#), "\(world)")
+        // With an IMU, each source has its world bearing (null until resolved) and its own hemisphere.
+        var resolved = record
+        resolved.sources[1].hemisphere = .back
+        let world = try Self.written(.jsonl, [resolved], orientation: true, sources: true)
+        #expect(world.contains(#""active":true,"world_azimuth":null,"hemisphere":"unknown"},{"id":12"#), "\(world)")
+        #expect(world.contains(#""active":false,"world_azimuth":120.50,"hemisphere":"back"}]"#), "\(world)")
         // Without source tracking the records are as before: no key, no column.
         #expect(!(try Self.written(.jsonl, [record])).contains("sources"))
         let csv = try Self.written(.csv, [record, AnalysisRecord()], bands: ["speech"], sources: true)

@@ -47,15 +47,26 @@ package struct FrameResult: Sendable {
     }
 
     /// An azimuth of the array's frame, [−90, 90], as the frame's hemisphere puts it: behind the
-    /// pair when the hemisphere is `.back` (the bands and the sources hear the same scene as the
-    /// broadband estimate; per-source hemispheres would go here).
+    /// pair when the hemisphere is `.back` (the bands hear the same scene as the broadband
+    /// estimate; each source has a hemisphere of its own: ``resolved(_:hemisphere:)``).
     package func resolved(_ azimuth: Double) -> Double {
-        frontBack.hemisphere == .back ? FrontBackResolver.behind(azimuth) : azimuth
+        resolved(azimuth, hemisphere: frontBack.hemisphere)
+    }
+
+    /// An azimuth of the array's frame, [−90, 90], as `hemisphere` puts it (a tracked source's
+    /// own, ``SourceFrontBack``): behind the pair when it is `.back`.
+    package func resolved(_ azimuth: Double, hemisphere: Hemisphere) -> Double {
+        hemisphere == .back ? FrontBackResolver.behind(azimuth) : azimuth
     }
 
     /// A resolved azimuth turned into the world's frame by the frame's yaw (nil while the
     /// hemisphere is unknown or without a yaw).
     package func worldAzimuth(_ resolvedAzimuth: Double) -> Double? {
-        frontBack.hemisphere != .unknown ? yaw.map { YawTimeline.wrap(resolvedAzimuth + $0) } : nil
+        worldAzimuth(resolvedAzimuth, hemisphere: frontBack.hemisphere)
+    }
+
+    /// The same for an azimuth resolved by `hemisphere` (a source's own).
+    package func worldAzimuth(_ resolvedAzimuth: Double, hemisphere: Hemisphere) -> Double? {
+        hemisphere != .unknown ? yaw.map { YawTimeline.wrap(resolvedAzimuth + $0) } : nil
     }
 }

@@ -8,8 +8,7 @@ public struct SourceRecord: Sendable, Equatable {
     /// talker who pauses between sentences keeps one id.
     public var id: Int
     /// Smoothed bearing, degrees, same convention as ``AnalysisRecord/azimuth``: [−90, 90]
-    /// while the record's ``AnalysisRecord/hemisphere`` is `.unknown`, behind the pair when it
-    /// is `.back`.
+    /// while the source's own ``hemisphere`` is `.unknown`, behind the pair when it is `.back`.
     public var azimuth: Double
     /// How sure the tracker is of the source, 0…1: its share of the recent direction evidence,
     /// falling while it is not heard.
@@ -21,11 +20,15 @@ public struct SourceRecord: Sendable, Equatable {
     /// that pauses stays in the list, inactive, until the tracker's timeout.
     public var active: Bool
     /// Bearing in the world, relative to yaw 0, degrees on (−180, 180]: ``azimuth`` plus the
-    /// record's yaw; `nil` until front/back is resolved.
+    /// record's yaw; `nil` until the source's front/back is resolved.
     public var worldAzimuth: Double?
     /// What the source is, from its own sound (the bins of the mixture that point at it),
     /// with classification on; `nil` otherwise and until its first classified patch.
     public var label: SoundLabel?
+    /// The source's own front/back, resolved from how its bearing moves as the listener turns
+    /// (with an IMU log; `.unknown` without one, or until it is resolved). ``azimuth`` is
+    /// behind the pair when it is `.back`.
+    public var hemisphere: Hemisphere = .unknown
 
     public init(
         id: Int, azimuth: Double, confidence: Double, levelDBFS: Double, active: Bool, worldAzimuth: Double? = nil

@@ -42,6 +42,8 @@ public final class StreamingAnalyzer {
     private var tracker: AzimuthTracker
     private var tail: TailWeighting
     private var frontBack: FrontBackResolver
+    /// Front/back of each tracked source (with an IMU and the source tracker).
+    private var sourceFrontBack: SourceFrontBack
     private var headTurn = HeadTurn()
     /// True when the input is a Mid-Side pair to decode (``ArrayModel/channelsAreMidSide``).
     private let decodesMidSide: Bool
@@ -93,6 +95,8 @@ public final class StreamingAnalyzer {
         self.tracker = AzimuthTracker(response: configuration.response, hopDuration: configuration.hopDuration)
         self.tail = TailWeighting(decayRate: configuration.tailDecayDecibelsPerSecond, hopDuration: configuration.hopDuration)
         self.frontBack = FrontBackResolver(hopDuration: configuration.hopDuration)
+        self.sourceFrontBack = SourceFrontBack(
+            capacity: orientation == nil ? 0 : configuration.maxSources, hopDuration: configuration.hopDuration)
         self.orientation = orientation
         self.decodesMidSide = configuration.array.kind == .coincident && configuration.array.channelsAreMidSide
         self.blocker = DCBlocker(cutoffHertz: Self.dcCutoffHertz, sampleRate: configuration.sampleRate)
@@ -125,6 +129,7 @@ public final class StreamingAnalyzer {
         tracker.reset()
         tail.reset()
         frontBack.reset()
+        sourceFrontBack.reset()
         headTurn.reset()
         blocker.reset()
         sourceCandidates?.reset()
@@ -276,6 +281,12 @@ public final class StreamingAnalyzer {
             sourceTracker.update(
                 candidates: sourceCandidates.candidates, count: sourceCandidates.count,
                 averageLevelDBFS: sourceCandidates.averageLevelDBFS, shift: frame.shift, into: &sourceResults)
+            // Each source's own front/back, from a histogram of the candidates' world bearings.
+            if orientation != nil {
+                sourceFrontBack.update(
+                    yaw: frame.yaw, active: frame.active, candidates: sourceCandidates.candidates,
+                    count: sourceCandidates.count, sources: sourceResults)
+            }
         }
         // 8. The record, written once.
         write(frame)
@@ -314,10 +325,12 @@ public final class StreamingAnalyzer {
             record.bands[i].loudest = band.loudest
         }
         record.sources.removeAll(keepingCapacity: true)
-        for source in sourceResults {
+        for (i, source) in sourceResults.enumerated() {
             var resolved = source
-            resolved.azimuth = frame.resolved(source.azimuth)
-            resolved.worldAzimuth = frame.worldAzimuth(resolved.azimuth)
+            let hemisphere = orientation == nil ? Hemisphere.unknown : sourceFrontBack.hemispheres[i]
+            resolved.hemisphere = hemisphere
+            resolved.azimuth = frame.resolved(source.azimuth, hemisphere: hemisphere)
+            resolved.worldAzimuth = frame.worldAzimuth(resolved.azimuth, hemisphere: hemisphere)
             record.sources.append(resolved)
         }
     }

@@ -253,6 +253,11 @@ public final class RecordWriter {
                 appendStatic(source.active ? ",\"active\":true" : ",\"active\":false")
                 if fields.contains(.worldAzimuth) {
                     appendStatic(",\"world_azimuth\":"); appendOptional(source.worldAzimuth, null: "null")
+                    switch source.hemisphere {
+                    case .front: appendStatic(",\"hemisphere\":\"front\"")
+                    case .back: appendStatic(",\"hemisphere\":\"back\"")
+                    case .unknown: appendStatic(",\"hemisphere\":\"unknown\"")
+                    }
                 }
                 if labels { appendLabelJSON(source.label) }
                 appendStatic("}")

@@ -1,0 +1,199 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Front/back for each tracked source on its own, so that a source ahead and one behind, heard
+/// together by a turning listener, each get their own hemisphere.
+///
+/// **Two hypotheses per bearing.** A far source at world bearing ψ (relative to yaw 0), heard
+/// by the pair at yaw `y`, sits at the lateral bearing φ ∈ [−90, 90] with `sin φ = sin(ψ − y)`.
+/// So each measured φ puts the source at one of two world bearings: `y + φ` if it is in front,
+/// `y + 180° − φ` if it is behind. As the head turns, the true one stays put in the world; the
+/// other moves by twice the yaw change.
+///
+/// **A world-bearing histogram.** Every frame that is active and has a yaw, each of the frame's
+/// candidate directions (``SourceCandidateFinder``, the peaks of the averaged correlation) votes
+/// for both of its world bearings, weighted by its share of the evidence, into a histogram of
+/// ``binCount`` bins of ``binWidth``° over the circle, which forgets with a time constant of
+/// ``timeConstant``. The true bearings of still sources pile up; their mirror images smear.
+/// Candidates, not tracked sources, vote: the candidates follow the head at once, while the
+/// tracked bearings are smoothed and held through pauses.
+///
+/// **Each source.** A tracked source (``MultiSourceTracker``, whose ids and smoothed bearings
+/// the records list) at φ (the nearest of the frame's candidates within ``candidateGate``, else
+/// its tracked bearing) takes the hemisphere whose world bearing holds the clearly larger
+/// mass, summed over ±``neighbourhood`` bins: at least ``margin`` times the other's, and the two
+/// together at least ``minimumMass``. Where neither is clearly larger (the two readings nearly
+/// meet near the pair's axis, or another source's true bearing sits on this one's mirror image)
+/// the source keeps the hemisphere it had in the last frame, by id, or stays `.unknown`; so it
+/// does too while no candidate is near it (not heard, its tracked bearing held). Nothing
+/// is resolved while the yaw has swept less than ``minimumSweep`` over the last
+/// ``sweepWindow``: without turning, both readings pile up alike.
+///
+/// Life cycle: `init` allocates everything; ``update(yaw:active:candidates:count:sources:)``
+/// never allocates.
+package struct SourceFrontBack {
+    /// Width of a histogram bin, degrees.
+    static let binWidth = 2.0
+    /// Bins over the circle.
+    static let binCount = 180
+    /// Time constant of the histogram's forgetting, seconds.
+    static let timeConstant = 3.0
+    /// Seconds over which the yaw's sweep is measured.
+    static let sweepWindow = 4.0
+    /// Smallest yaw sweep (largest minus smallest yaw over ``sweepWindow``), degrees, before any
+    /// source is resolved.
+    static let minimumSweep = 15.0
+    /// Smallest share of the evidence a candidate needs to vote (0…1).
+    static let minimumShare = 0.05
+    /// Largest distance, degrees, from a tracked source's bearing to the candidate read in its place.
+    static let candidateGate = 12.0
+    /// Bins summed either side of a hypothesis's bin (±8°).
+    static let neighbourhood = 4
+    /// How many times the other's mass a hypothesis needs to win.
+    static let margin = 1.25
+    /// Smallest mass of the two hypotheses together (a sum of decayed shares) for a decision.
+    static let minimumMass = 1.0
+
+    private var histogram: [Double]
+    private let decay: Double
+    private var yaws: [Double]
+    private var yawHead = 0, yawCount = 0
+    private var previousIDs: [Int]
+    private var previousHemispheres: [Hemisphere]
+    private var previousCount = 0
+    /// The hemisphere of each source of the last update, in the sources' order (entries past
+    /// their count are stale).
+    package private(set) var hemispheres: [Hemisphere]
+
+    /// - Parameters:
+    ///   - capacity: most sources listed at once (``AnalysisConfiguration/maxSources``), ≥ 0.
+    ///   - hopDuration: seconds between frames, > 0.
+    package init(capacity: Int, hopDuration: Double) {
+        histogram = [Double](repeating: 0, count: Self.binCount)
+        decay = exp(-hopDuration / Self.timeConstant)
+        yaws = [Double](repeating: 0, count: max(1, Int((Self.sweepWindow / hopDuration).rounded(.up))))
+        previousIDs = [Int](repeating: 0, count: max(0, capacity))
+        previousHemispheres = [Hemisphere](repeating: .unknown, count: max(0, capacity))
+        hemispheres = [Hemisphere](repeating: .unknown, count: max(0, capacity))
+    }
+
+    /// Forgets everything.
+    package mutating func reset() {
+        for b in histogram.indices { histogram[b] = 0 }
+        yawHead = 0
+        yawCount = 0
+        previousCount = 0
+        for i in hemispheres.indices { hemispheres[i] = .unknown }
+    }
+
+    /// The histogram's position of a world bearing, in bins from bearing 0, in [0, binCount).
+    private static func position(_ bearing: Double) -> Double {
+        let turns = bearing / 360
+        let wrapped = (turns - turns.rounded(.down)) * Double(binCount)
+        return wrapped < Double(binCount) ? wrapped : 0
+    }
+
+    /// Adds `weight` at world bearing `bearing`, shared linearly between the two nearest bins.
+    private mutating func vote(_ bearing: Double, weight: Double) {
+        let p = Self.position(bearing)
+        let low = Int(p), fraction = p - Double(low)
+        histogram[low] += weight * (1 - fraction)
+        histogram[(low + 1) % Self.binCount] += weight * fraction
+    }
+
+    /// The histogram's mass within ±``neighbourhood`` bins of world bearing `bearing`.
+    private func mass(_ bearing: Double) -> Double {
+        let centre = Int(Self.position(bearing).rounded()) % Self.binCount
+        var sum = 0.0
+        for k in -Self.neighbourhood...Self.neighbourhood {
+            sum += histogram[(centre + k + Self.binCount) % Self.binCount]
+        }
+        return sum
+    }
+
+    /// The yaw's sweep over the last ``sweepWindow``: largest minus smallest, degrees.
+    private var sweep: Double {
+        guard yawCount > 0 else { return 0 }
+        var low = Double.infinity, high = -Double.infinity
+        for i in 0..<yawCount {
+            low = min(low, yaws[i])
+            high = max(high, yaws[i])
+        }
+        return high - low
+    }
+
+    /// Advances one frame and sets ``hemispheres`` for `sources`.
+    /// - Parameters:
+    ///   - yaw: the unwrapped yaw at the frame, degrees (`nil` where the IMU says nothing: no
+    ///     votes, and every source `.unknown`).
+    ///   - active: whether the activity detector marks the frame active (only active frames vote).
+    ///   - candidates: the frame's candidate directions (bearing in [−90, 90], share 0…1).
+    ///   - count: how many of `candidates` are valid.
+    ///   - sources: the tracker's sources this frame (at most `capacity`; bearings in [−90, 90]).
+    package mutating func update(
+        yaw: Double?, active: Bool, candidates: [SourceCandidate], count: Int, sources: [SourceRecord]
+    ) {
+        for b in histogram.indices { histogram[b] *= decay }
+        guard let yaw else {
+            for i in hemispheres.indices { hemispheres[i] = .unknown }
+            previousCount = 0
+            return
+        }
+        yaws[yawHead] = yaw
+        yawHead = (yawHead + 1) % yaws.count
+        yawCount = min(yawCount + 1, yaws.count)
+        if active {
+            for j in 0..<min(count, candidates.count) where candidates[j].share >= Self.minimumShare {
+                let phi = candidates[j].azimuth, weight = candidates[j].share
+                vote(yaw + phi, weight: weight)
+                vote(yaw + 180 - phi, weight: weight)
+            }
+        }
+        let turned = sweep >= Self.minimumSweep
+        let listed = min(sources.count, hemispheres.count)
+        for i in 0..<listed {
+            var hemisphere = Hemisphere.unknown
+            if turned {
+                // The source's tracked bearing is smoothed (and moved by the broadband
+                // hemisphere's head-turn shift, which is wrong for a source in the other
+                // hemisphere): read the nearest of this frame's candidates within
+                // ``candidateGate`` instead, where there is one.
+                var phi = sources[i].azimuth, nearest = Self.candidateGate
+                for j in 0..<min(count, candidates.count) where candidates[j].share >= Self.minimumShare {
+                    let distance = abs(candidates[j].azimuth - sources[i].azimuth)
+                    if distance < nearest {
+                        nearest = distance
+                        phi = candidates[j].azimuth
+                    }
+                }
+                var previous = Hemisphere.unknown
+                for p in 0..<previousCount where previousIDs[p] == sources[i].id { previous = previousHemispheres[p] }
+                // No candidate near it: the source is not heard this frame and its bearing is
+                // held; it keeps its hemisphere.
+                if nearest >= Self.candidateGate && previous != .unknown {
+                    hemispheres[i] = previous
+                    continue
+                }
+                let front = mass(yaw + phi), back = mass(yaw + 180 - phi)
+                if front + back >= Self.minimumMass {
+                    if front >= Self.margin * back {
+                        hemisphere = .front
+                    } else if back >= Self.margin * front {
+                        hemisphere = .back
+                    } else {
+                        hemisphere = previous
+                    }
+                }
+            }
+            hemispheres[i] = hemisphere
+        }
+        for i in 0..<listed {
+            previousIDs[i] = sources[i].id
+            previousHemispheres[i] = hemispheres[i]
+        }
+        previousCount = listed
+    }
+}
