@@ -156,7 +156,7 @@ struct MeasuredHeadTests {
           .enabled(if: kemarAvailable))
     func badFiles() throws {
         let kemarBytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.kemarPath)))
-        var generator = SystemRandomNumberGeneratorSeeded(seed: 7)
+        var generator = SeededRandom(seed: 7)
         var cases: [(String, [UInt8])] = [
             ("empty.sofa", []),
             ("text.sofa", Array("not a sofa file\n".utf8)),
@@ -192,18 +192,5 @@ struct MeasuredHeadTests {
         } catch {
             #expect(error.isUnreadable && error.description.contains("not a regular file"), "\(error)")
         }
-    }
-}
-
-/// A seeded generator for the garbage bytes (SplitMix64).
-struct SystemRandomNumberGeneratorSeeded: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
