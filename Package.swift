@@ -18,7 +18,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.2"),
     ] + (withServe ? [
         // Its default traits (swift-configuration support, full Foundation) are not needed.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
@@ -71,7 +70,7 @@ let package = Package(
         .target(
             name: "SoundCompassIO",
             dependencies: [
-                "SoundCompassEngine", "CSndFile", "CALSA", "CMySofa", .product(name: "CSV", package: "CSV.swift"),
+                "SoundCompassEngine", "CSndFile", "CALSA", "CMySofa",
             ],
             path: "Sources/SoundCompassIO"
         ),
