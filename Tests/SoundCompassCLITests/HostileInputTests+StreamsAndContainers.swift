@@ -183,6 +183,42 @@ extension LiveFaultTests {
     }
 }
 
+extension LiveFaultTests {
+    @Test("live -o: two quick Ctrl-Cs leave the records complete, or kept as PATH.partial, never a hidden temporary file")
+    func secondSignalKeepsPartial() throws {
+        let directory = TemporaryDirectory()
+        let wav = directory.path("one.wav")
+        let synth = try CLI.run(["synth", wav, "--duration", "1", "--file-format", "wav16", "--truth", "none", "-q"])
+        #expect(synth.status == 0, "\(synth.stderr)")
+        let fifo = directory.path("stalled.fifo")
+        try #require(mkfifo(fifo, 0o600) == 0)
+        let output = directory.path("records.jsonl")
+        // Two SIGINTs back to back: the first asks for a clean stop; when the second is delivered
+        // before the stop is done, it ends the process (exit 130), and the file written so far
+        // must be kept as records.jsonl.partial. (Signals that arrive together may merge into one:
+        // the run then stops cleanly with the records complete.)
+        let result = try CLI.shell(
+            """
+            (cat "$W"; exec sleep 8) > "$F" 2> /dev/null & writer=$!
+            soundcompass live --input "$F" --format jsonl -o "$O" & pid=$!
+            sleep 1.5; kill -INT $pid; kill -INT $pid
+            wait $pid; status=$?; kill -KILL $writer 2> /dev/null; exit $status
+            """,
+            environment: ["W": wav, "F": fifo, "O": output])
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+        #expect(!names.contains { $0.hasPrefix(".") }, "a hidden temporary file was left: \(names)")
+        if result.status == 0 {
+            let lines = try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n")
+            #expect(lines.count == 45, "\(result.stderr)")
+        } else {
+            #expect(result.status == 130, "\(result.stderr)")
+            #expect(names.contains("records.jsonl.partial") && !names.contains("records.jsonl"), "\(names)")
+            #expect(result.stderr.contains("interrupted again; what was written so far is in"), "\(result.stderr)")
+        }
+        print("two quick SIGINTs: exit \(result.status), files \(names.sorted())")
+    }
+}
+
 // MARK: - Items 8, 14, 15
 
 extension BadInputTests {

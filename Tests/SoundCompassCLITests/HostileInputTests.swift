@@ -233,6 +233,32 @@ struct HostileInputTests {
         #expect(run.seconds < 3)
     }
 
+    @Test("calibrate reads a FIFO once (it reads its input twice): the same profile as from the file, no hang")
+    func calibrateFIFO() throws {
+        let directory = try TemporaryDirectory()
+        let wav = try Self.stereoWAV(directory, seconds: "2")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: wav))
+        let fromFile = directory.path("file.json"), fromFIFO = directory.path("fifo.json")
+        let file = try Self.bounded(["calibrate", wav, "--truth", "0", "--fit", "delay,gain", "-o", fromFile, "-q"], in: directory)
+        #expect(file.result.status == 0, "\(file.result.stderr)")
+        let fifo = directory.path("audio.fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) {
+            if let handle = FileHandle(forWritingAtPath: fifo) {
+                try? handle.write(contentsOf: bytes)
+                try? handle.close()
+            }
+        }
+        // Before, the second reading opened the FIFO again and waited for a writer for ever.
+        let run = try Self.bounded(["calibrate", fifo, "--truth", "0", "--fit", "delay,gain", "-o", fromFIFO, "-q"], in: directory)
+        #expect(run.result.status == 0, "\(run.result.stderr)")
+        #expect(run.seconds < 5, "took \(run.seconds) s")
+        let a = try String(contentsOfFile: fromFile, encoding: .utf8), b = try String(contentsOfFile: fromFIFO, encoding: .utf8)
+        // The same fit; the profile names the FIFO as its recording.
+        #expect(a.replacingOccurrences(of: wav, with: fifo) == b, "\(a)\n\(b)")
+        #expect(b.contains(#""recording": "\#(fifo)""#), "\(b)")
+    }
+
     // MARK: 11. Profile messages
 
     @Test("item 11: profile JSON problems are named precisely", arguments: [

@@ -34,4 +34,21 @@ struct WholeFileTests {
         #expect(fine.status == 0, "\(fine.stderr)")
         #expect(try String(contentsOfFile: plot, encoding: .utf8).hasPrefix("<?xml") || (try String(contentsOfFile: plot, encoding: .utf8).hasPrefix("<svg")))
     }
+
+    @Test("synth's truth CSV that cannot be written whole: exit 74, the previous truth kept, what was written kept as .partial")
+    func synthTruthFullDisk() throws {
+        let directory = TemporaryDirectory()
+        let truth = directory.path("scene.truth.csv")
+        try "previous truth".write(toFile: truth, atomically: false, encoding: .utf8)
+        // The recording goes to /dev/null (written in place); 60 s of truth at 100 rows a second
+        // (≈ 100 KB) does not fit in 16 blocks of 512 bytes.
+        let run = try CLI.shell(
+            "trap '' XFSZ; ulimit -f 16; soundcompass synth /dev/null --file-format wav16 --duration 60 --truth \"$TRUTH\" -q",
+            environment: ["TRUTH": truth])
+        #expect(run.status == 74, "\(run.stderr)")
+        #expect(run.stderr.contains("\(truth): File too large"), "\(run.stderr)")
+        #expect(try String(contentsOfFile: truth, encoding: .utf8) == "previous truth")
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+        #expect(left.sorted() == ["scene.truth.csv", "scene.truth.csv.partial"], "\(left)")
+    }
 }

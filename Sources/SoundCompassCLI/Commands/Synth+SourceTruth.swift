@@ -16,8 +16,7 @@ extension SoundCompassCommand.Synth {
         if path == outputFile || LineSink.isSameFile(path, outputFile) {
             throw CLIFailure("\(path): the per-source truth would overwrite the output sound file", status: .usage)
         }
-        let sink = try createFile(path)
-        try scene.sourceTruthCSV { try sink.write(Array($0.utf8)) }
+        try Self.writeStaged(path) { piece in try scene.sourceTruthCSV(piece) }
         return path
     }
 }

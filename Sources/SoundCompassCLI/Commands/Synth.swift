@@ -206,9 +206,9 @@ extension SoundCompassCommand {
                 }
                 let truthPath = truth ?? Self.defaultTruthPath(for: outputFile)
                 if truthPath != "none" {
-                    let sink = try createFile(truthPath)
-                    let piece = { (text: String) throws in try sink.write(Array(text.utf8)) }
-                    if let listener { try listener.truthCSV(piece) } else { try scene.truthCSV(piece) }
+                    try Self.writeStaged(truthPath) { piece in
+                        if let listener { try listener.truthCSV(piece) } else { try scene.truthCSV(piece) }
+                    }
                 }
                 let sourcesTruthPath = try writeSourceTruth(scene, truthPath: truthPath, turning: listener != nil)
                 var imuPath: String?
@@ -218,8 +218,7 @@ extension SoundCompassCommand {
                         rate: imuRate,
                         orientation: imuFormat == .yaw ? .yaw(column: "yaw", radians: false) : .quaternion,
                         sign: imuYawSign.value, start: imuStart)
-                    let sink = try createFile(path)
-                    try listener.imuCSV(log) { try sink.write(Array($0.utf8)) }
+                    try Self.writeStaged(path) { piece in try listener.imuCSV(log, piece) }
                     imuPath = path
                 }
                 let written = [truthPath != "none" ? truthPath : nil, sourcesTruthPath, imuPath].compactMap { $0 }
@@ -228,6 +227,19 @@ extension SoundCompassCommand {
                     "wrote \(outputFile) (\(formatSeconds(scene.duration)) s, \(Int(scene.sampleRate)) Hz, \(format.rawValue))"
                         + (written.isEmpty ? "" : " and " + written.joined(separator: " and ")))
                 }
+            }
+        }
+
+        /// Writes a text file beside the recording (a truth or IMU CSV) as the recording is
+        /// written: under a hidden temporary name, renamed onto `path` once complete, so that a
+        /// run that fails or is interrupted leaves `path` as it was (what was written is kept as
+        /// `PATH.partial`). `body` hands its text to the piece writer it is given.
+        static func writeStaged(_ path: String, _ body: (_ piece: (String) throws -> Void) throws -> Void) throws {
+            let staged: StagedOutput
+            do { staged = try StagedOutput(path: path) } catch { throw CLIFailure(error) }
+            try finishingOutput(staged) {
+                guard let sink = staged.writingSink else { return }
+                try body { try sink.write(Array($0.utf8)) }
             }
         }
 

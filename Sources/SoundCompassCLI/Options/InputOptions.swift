@@ -99,7 +99,8 @@ struct InputOptions: ParsableArguments {
 
     /// Opens `file` (`-`: standard input; nil: the built-in demo scene) and assembles its
     /// analysis; warnings found on the way go to stderr.
-    /// - Parameter rereadable: the input must be readable twice (calibrate): a pipe is read into memory.
+    /// - Parameter rereadable: the input must be readable twice (calibrate): a pipe or FIFO is copied
+    ///   to an unlinked temporary file as it is read.
     func openSession(
         _ file: String?, analysis: AnalysisOptions, imu: IMUInput? = nil, rereadable: Bool = false
     ) throws -> AnalysisSession {
@@ -117,6 +118,8 @@ struct InputOptions: ParsableArguments {
             let input: AnalysisInput
             if file == "-" && rereadable {
                 input = try AnalysisInput.rereadableStandardInput(raw: rawLayout)
+            } else if rereadable && Self.isFIFO(file) {
+                input = try AnalysisInput.rereadable(fifo: file, raw: rawLayout)
             } else if let rawLayout {
                 input = .raw(path: file, format: rawLayout)
             } else {
@@ -131,9 +134,14 @@ struct InputOptions: ParsableArguments {
     /// Says on stderr that opening `path` waits, when it is a FIFO: opening a FIFO blocks
     /// until a program opens it for writing, which would otherwise look like a hang.
     static func noteIfWaitingForWriter(_ path: String) {
-        var info = stat()
-        guard path != "-", stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFIFO else { return }
+        guard isFIFO(path) else { return }
         Diagnostics.note("\(path): a FIFO: waiting for a program to write to it (Ctrl-C to stop)")
+    }
+
+    /// Whether `path` names a FIFO (named pipe); `-` does not.
+    static func isFIFO(_ path: String) -> Bool {
+        var info = stat()
+        return path != "-" && stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFIFO
     }
 
     /// Runs `body`, adding to a raw input's errors the option that fixes them.

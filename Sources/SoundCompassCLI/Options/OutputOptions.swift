@@ -106,11 +106,12 @@ struct OutputOptions: ParsableArguments {
 /// Runs `body`, which writes to `staged` (when there is one), and then renames it onto its
 /// path. Should `body` fail, the path is left as it was and what was written is kept as
 /// `PATH.partial`, which the error line then names; with `keepOnSignal`, a signal that ends the
-/// process keeps it the same way (``PartialOutputOnSignal``).
+/// process keeps it the same way (``PartialOutputOnSignal``); without it (a command whose first
+/// signal stops it cleanly), the second signal, which ends the process, does.
 func finishingOutput<T>(_ staged: StagedOutput?, keepOnSignal: Bool = true, _ body: () throws -> T) throws -> T {
     guard let staged else { return try body() }
-    if keepOnSignal { PartialOutputOnSignal.arm(staged) }
-    defer { if keepOnSignal { PartialOutputOnSignal.disarm() } }
+    if keepOnSignal { PartialOutputOnSignal.arm(staged) } else { PartialOutputOnSignal.armForSecondSignal(staged) }
+    defer { if keepOnSignal { PartialOutputOnSignal.disarm() } else { PartialOutputOnSignal.disarmSecondSignal() } }
     let result: T
     do {
         result = try body()

@@ -36,7 +36,8 @@ enum Interrupt {
 
     /// Installs the handlers (without `SA_RESTART`, so a blocked `read` returns `EINTR`).
     static func install() {
-        _ = restoreBytes.count  // initialise the constant outside the handler
+        _ = restoreBytes.count  // initialise the constants outside the handler
+        _ = PartialOutputOnSignal.secondSignalArmed.load(ordering: .relaxed)
         var action = sigaction()
         action.__sigaction_handler.sa_handler = { signalNumber in
             if Interrupt.endsAtOnce.load(ordering: .relaxed) {
@@ -50,9 +51,15 @@ enum Interrupt {
             if Interrupt.restoresTerminal.load(ordering: .relaxed) {
                 Interrupt.restoreBytes.withUnsafeBytes { bytes in _ = write(1, bytes.baseAddress, bytes.count) }
             }
-            // The next Ctrl-C ends the process at once.
-            signal(SIGINT, SIG_DFL)
-            signal(SIGTERM, SIG_DFL)
+            // The next Ctrl-C ends the process at once, keeping an output being written as
+            // partial (live -o) rather than leaving its temporary file hidden.
+            if PartialOutputOnSignal.secondSignalArmed.load(ordering: .relaxed) {
+                signal(SIGINT) { PartialOutputOnSignal.keepAndEnd($0) }
+                signal(SIGTERM) { PartialOutputOnSignal.keepAndEnd($0) }
+            } else {
+                signal(SIGINT, SIG_DFL)
+                signal(SIGTERM, SIG_DFL)
+            }
         }
         sigemptyset(&action.sa_mask)
         action.sa_flags = 0

@@ -1,4 +1,5 @@
 import SoundCompass
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -49,6 +50,52 @@ enum PartialOutputOnSignal {
         sigprocmask(SIG_SETMASK, &previous, nil)
         // A parent may have started us with these blocked (test runners do).
         sigprocmask(SIG_UNBLOCK, &blocked, nil)
+    }
+
+    /// For a command whose first signal stops it cleanly (`live -o`): should the stop hang and
+    /// a second signal end the process, that signal keeps `output`'s temporary file as partial
+    /// instead of leaving it hidden. ``Interrupt``'s handler, on the first signal, hands the next
+    /// ones to ``keepAndEnd(_:)`` while this is armed.
+    static func armForSecondSignal(_ output: StagedOutput) {
+        guard let temporaryPath = output.temporaryPath else { return }
+        withSignalsBlocked {
+            release()
+            temporary = strdup(temporaryPath)
+            partial = strdup(output.partialPath)
+            message = strdup("soundcompass: interrupted again; what was written so far is in \(Diagnostics.escaped(output.partialPath))\n")
+            secondSignalArmed.store(true, ordering: .relaxed)
+        }
+    }
+
+    /// The output of ``armForSecondSignal(_:)`` is committed or kept: a second signal ends the
+    /// process as before.
+    static func disarmSecondSignal() {
+        withSignalsBlocked {
+            secondSignalArmed.store(false, ordering: .relaxed)
+            release()
+        }
+    }
+
+    /// Whether ``armForSecondSignal(_:)`` holds an output. Read by ``Interrupt``'s handler.
+    static let secondSignalArmed = Atomic<Bool>(false)
+
+    /// A signal handler's body: renames the temporary file to partial (saying so on stderr),
+    /// then ends the process by `signalNumber`. Allocates nothing.
+    static func keepAndEnd(_ signalNumber: Int32) {
+        if let from = temporary, let to = partial, rename(from, to) == 0, let line = message {
+            _ = write(2, line, strlen(line))
+        }
+        signal(signalNumber, SIG_DFL)
+        raise(signalNumber)
+    }
+
+    private static func withSignalsBlocked(_ body: () -> Void) {
+        var blocked = sigset_t(), previous = sigset_t()
+        sigemptyset(&blocked)
+        for s in signals { sigaddset(&blocked, s) }
+        sigprocmask(SIG_BLOCK, &blocked, &previous)
+        body()
+        sigprocmask(SIG_SETMASK, &previous, nil)
     }
 
     /// The output is complete or dealt with: signals act as they did before ``arm(_:)``.

@@ -34,12 +34,15 @@ public enum AnalysisInput: Sendable {
     case encoded(bytes: [UInt8], name: String)
     /// Two channels in memory (a rendered scene, a test signal), at `sampleRate` Hz.
     case samples(left: [Float], right: [Float], sampleRate: Double, name: String)
+    /// A sound file on standard input (descriptor 0) that messages call `name`: a FIFO copied
+    /// there by ``rereadable(fifo:raw:limit:)``.
+    case standardInput(name: String)
 
     /// The input's name for messages: the path ("standard input" for `-`), or the given name.
     public var name: String {
         switch self {
         case .file(let path), .raw(let path, _): path == "-" ? "standard input" : path
-        case .encoded(_, let name), .samples(_, _, _, let name): name
+        case .encoded(_, let name), .samples(_, _, _, let name), .standardInput(let name): name
         }
     }
 
@@ -57,8 +60,34 @@ public enum AnalysisInput: Sendable {
     public static func rereadableStandardInput(raw: RawPCMFormat? = nil, limit: Int = 1 << 32) throws(SoundFileError)
         -> AnalysisInput
     {
-        let name = SoundFile.standardInputName
-        let input: AnalysisInput = raw.map { .raw(path: "-", format: $0) } ?? .file(path: "-")
+        try rereadableStandardInput(raw: raw, limit: limit, name: SoundFile.standardInputName)
+    }
+
+    /// A FIFO (named pipe) as an input that can be read more than once: it is opened (which waits
+    /// for a writer), made standard input and copied as ``rereadableStandardInput(raw:limit:)``
+    /// copies a pipe. A FIFO cannot be opened a second time for the same stream: its writer has
+    /// gone, and a second open would wait for another writer for ever.
+    /// - Parameters:
+    ///   - path: the FIFO; errors while it is copied name it.
+    ///   - raw: the layout when the FIFO carries raw PCM; `nil` for a sound file.
+    ///   - limit: the most bytes copied.
+    /// - Throws: ``SoundFileError`` naming `path`.
+    public static func rereadable(fifo path: String, raw: RawPCMFormat? = nil, limit: Int = 1 << 32) throws(SoundFileError)
+        -> AnalysisInput
+    {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        guard dup2(fd, 0) == 0 else { throw .readFailed(path: path, reason: String(cString: strerror(errno))) }
+        return try rereadableStandardInput(raw: raw, limit: limit, name: path)
+    }
+
+    private static func rereadableStandardInput(raw: RawPCMFormat?, limit: Int, name: String) throws(SoundFileError)
+        -> AnalysisInput
+    {
+        // Raw PCM from a FIFO is read as standard input, and messages then call it that.
+        let input: AnalysisInput = raw.map { .raw(path: "-", format: $0) }
+            ?? (name == SoundFile.standardInputName ? .file(path: "-") : .standardInput(name: name))
         if InputFile.regularFileSize(0) != nil { return input }
         if isatty(0) != 0 {
             throw .unreadable(path: name, reason: "it is a terminal; pipe a sound file into it or redirect one (< take.wav)")
@@ -163,6 +192,8 @@ public enum AnalysisInput: Sendable {
                 channels: channels, swap: swap, periodFrames: 4096)
         case .encoded(let bytes, let name):
             return try SoundFileReader(bytes: bytes, name: name, channels: channels, swap: swap)
+        case .standardInput(let name):
+            return try SoundFileReader(file: SoundFile.openStandardInput(name: name), path: name, channels: channels, swap: swap)
         case .samples(let left, let right, let sampleRate, let name):
             let pair = try SoundFileReader.channelPair(channels, swap: swap, of: 2, path: name)
             let swapped = pair.left == 2

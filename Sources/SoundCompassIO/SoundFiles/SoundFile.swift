@@ -44,8 +44,8 @@ final class SoundFile {
     /// a ``ByteStream`` read front to back.
     /// - Throws: ``SoundFileError`` naming "standard input": a terminal, empty, not a sound
     ///   file, or a format that needs seeking.
-    static func openStandardInput() throws(SoundFileError) -> SoundFile {
-        let name = standardInputName
+    /// - Parameter name: what messages call it (a FIFO copied to standard input keeps its path).
+    static func openStandardInput(name: String = standardInputName) throws(SoundFileError) -> SoundFile {
         if isatty(0) != 0 {
             throw .unreadable(
                 path: name, reason: "it is a terminal; pipe a sound file into it or redirect one (< take.wav)")
