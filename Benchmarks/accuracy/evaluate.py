@@ -76,6 +76,9 @@ import pyroomacoustics as pra
 from scipy.io import wavfile
 from scipy.signal import resample_poly
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import scoring  # noqa: E402  (issue 31's scoring rule)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BINARY = os.environ.get("SOUNDCOMPASS_BINARY") or os.path.join(ROOT, ".build", "release", "soundcompass")
 CACHE = None
@@ -249,16 +252,11 @@ def activity(dry, frame=512):
 
 
 def frame_truth(dry, times, frame_length, delay=DISTANCE / 343.0, floor=1e-3):
-    """Whether the dry source is audible in each analysis frame: `activity()`'s criterion (within
-    30 dB of the loudest frame; `floor`, a power ratio, sets another) applied to SoundCompass's own frames, the `frame_length` samples
-    centred on each record's `times` (s), the dry signal delayed by the direct path (`delay`, s)."""
-    shift = int(round(delay * FS))
-    levels = np.zeros(len(times))
-    for k, t in enumerate(times):
-        start = int(round(t * FS)) - frame_length // 2 - shift
-        seg = dry[max(0, start):max(0, start + frame_length)]
-        levels[k] = np.mean(seg ** 2) if len(seg) else 0.0
-    return levels > levels.max() * floor
+    """Whether the dry source is audible in each analysis frame (scoring.frame_truth at FS: within
+    30 dB of the loudest frame; `floor`, a power ratio, sets another), on SoundCompass's own frames,
+    the `frame_length` samples centred on each record's `times` (s), the dry signal delayed by the
+    direct path (`delay`, s)."""
+    return scoring.frame_truth(dry, times, frame_length, FS, delay, floor)
 
 
 def soundcompass(signals, truth, dry, wet):

@@ -10,9 +10,11 @@ Scenes, as hrir.py's: espeak-ng speech and seeded white noise, 4 s each at the h
 convolved with its horizontal-plane HRIRs, plus uncorrelated sensor noise at 30 dB SNR. Every
 measured azimuth from -90 to +90 degrees is scored (every 5 degrees for KEMAR and the SONICOM
 listeners; the KU 100's Lebedev grid has its own horizontal azimuths); with --rear the rear ones
-too, against their front-folded mirror. Score per azimuth: the median absolute error of the
-tracked azimuth over the frames marked active; per head: the median of all those frames'
-errors and the worst azimuth's median.
+too, against their front-folded mirror. Scored by issue 31's rule (scoring.py): on the frames
+where the dry signal, delayed by the HRIR's direct path (its onset), is within 30 dB of its
+loudest frame, with each record's `azimuth` whatever the detector marks. Score per azimuth: the
+median absolute error over those frames; per head: the median of all those frames' errors and
+the worst azimuth's median. The "active" column is the detector's recall on those frames.
 
 Modes (--mode, default all three):
   sofa    `analyze --hrtf HEAD.sofa`: the head's own tables
@@ -40,6 +42,7 @@ from scipy.signal import fftconvolve
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hrir  # noqa: E402  (speech, white noise)
+import scoring  # noqa: E402  (issue 31's scoring rule)
 from heads_data import HEADS, horizontal, sofa_path  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -102,18 +105,6 @@ def calibrated_profile(binary, head, hrirs, rate, law, directory):
     return profile
 
 
-def analyse(binary, path, truth, options):
-    out = subprocess.run([binary, "analyze", path, "--format", "jsonl", "-q"] + options,
-                         check=True, capture_output=True, text=True).stdout
-    errors, frames = [], 0
-    for line in out.splitlines():
-        record = json.loads(line)
-        frames += 1
-        if record["active"]:
-            errors.append(abs(record["azimuth"] - truth))
-    return errors, frames
-
-
 def folded(azimuth):
     return azimuth if abs(azimuth) <= 90 else float(np.sign(azimuth) * (180 - abs(azimuth)))
 
@@ -146,7 +137,8 @@ def main():
             for kind in kinds:
                 for a in azimuths:
                     path = render(head, kind, a, hrirs[a], dry[kind], rate)
-                    table[(mode, kind, a)] = analyse(binary, path, folded(a), options[mode])
+                    table[(mode, kind, a)] = scoring.scored(binary, path, options[mode], dry[kind], rate,
+                                                            scoring.onset_delay(hrirs[a], rate), folded(a))
         if "--per-azimuth" in sys.argv:
             print(f"\n{head} ({rate} Hz): median error per azimuth, " + ", ".join(f"{m} speech / noise" for m in modes))
             print("| azimuth | " + " | ".join(f"{m}: speech / noise" for m in modes) + " |")
@@ -163,7 +155,7 @@ def main():
                 pooled = np.concatenate([table[(mode, kind, a)][0] for a in front if table[(mode, kind, a)][0]] or [[np.nan]])
                 medians = [float(np.median(table[(mode, kind, a)][0])) if table[(mode, kind, a)][0] else float("inf") for a in front]
                 worst = int(np.argmax(medians))
-                active = np.mean([len(table[(mode, kind, a)][0]) / max(1, table[(mode, kind, a)][1]) for a in front])
+                active = np.mean([table[(mode, kind, a)][2] / max(1, table[(mode, kind, a)][1]) for a in front])
                 summary.append((head, mode, kind, float(np.median(pooled)), medians[worst], front[worst],
                                 sum(m <= 3 for m in medians), sum(m <= 6 for m in medians), len(front), active))
     print("\n| head | mode | sound | median | worst azimuth | azimuths within 3° / 6° | active |")

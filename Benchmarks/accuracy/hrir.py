@@ -22,10 +22,11 @@ counter-clockwise (90 = left); here 0 is ahead, negative left, positive right. F
 -90 ... 90 are scored against themselves; rear ones (|azimuth| > 90) against their front-folded
 mirror `sign(a) * (180 - |a|)`, since two ears alone cannot tell front from back.
 
-For every azimuth it prints the median absolute error of the tracked `azimuth` over the
-frames `soundcompass analyze --array binaural` marks active, and the share of frames active;
-then the median of all active frames' errors and the worst azimuth's median, front and rear
-separately.
+For every azimuth it prints the median absolute error of the tracked `azimuth` of
+`soundcompass analyze --array binaural`, scored by issue 31's rule (scoring.py: on the frames
+where the dry signal, delayed by the HRIR's onset, is within 30 dB of its loudest frame, whatever
+the detector marks), and the share of those frames the detector marks active; then the median of
+all those frames' errors and the worst azimuth's median, front and rear separately.
 
 Renders are cached under $SOUNDCOMPASS_EVALCACHE (default /tmp/soundcompass-hrir-cache) by
 their parameters, so re-runs only re-run soundcompass.
@@ -49,6 +50,9 @@ import tempfile
 import numpy as np
 from scipy.io import wavfile
 from scipy.signal import fftconvolve, resample_poly
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import scoring  # noqa: E402  (issue 31's scoring rule)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BINARY = os.path.join(ROOT, ".build", "release", "soundcompass")
@@ -171,22 +175,10 @@ def calibrate(binary, head, hrirs, snr):
     return profile
 
 
-def analyse(binary, path, truth, radius, profile=None):
-    command = [binary, "analyze", path, "--format", "jsonl", "-q"]
-    if profile is not None:
-        command += ["--profile", profile]
-    else:
-        command += ["--array", "binaural"]
-    if radius is not None:
-        command += ["--head-radius", str(radius)]
-    out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
-    errors, frames = [], 0
-    for line in out.splitlines():
-        record = json.loads(line)
-        frames += 1
-        if record["active"]:
-            errors.append(abs(record["azimuth"] - truth))
-    return errors, frames
+def options(radius, profile=None):
+    """The `analyze` options of the head under test."""
+    command = ["--profile", profile] if profile is not None else ["--array", "binaural"]
+    return command + (["--head-radius", str(radius)] if radius is not None else [])
 
 
 def folded(azimuth):
@@ -223,8 +215,10 @@ def evaluate(binary, head, hrirs, radius, snr, markdown, kinds):
     for kind in kinds:
         for azimuth in azimuths:
             path = render(head, kind, azimuth, hrirs[azimuth], dry[kind], snr)
-            errors, frames = analyse(binary, path, folded(azimuth), radius, profile)
-            table[(kind, azimuth)] = (errors, frames)
+            errors, audible, marked, _ = scoring.scored(
+                binary, path, options(radius, profile), dry[kind], FS,
+                scoring.onset_delay(hrirs[azimuth], FS), folded(azimuth))
+            table[(kind, azimuth)] = (errors, audible, marked)
     if markdown:
         print("| azimuth | scored as | " + " | ".join(f"{k} median error / active" for k in kinds) + " |")
         print("|---|---|" + "---|" * len(kinds))
@@ -233,9 +227,9 @@ def evaluate(binary, head, hrirs, radius, snr, markdown, kinds):
     for azimuth in azimuths:
         cells = []
         for kind in kinds:
-            errors, frames = table[(kind, azimuth)]
+            errors, audible, marked = table[(kind, azimuth)]
             median = float(np.median(errors)) if errors else float("nan")
-            cells.append(f"{median:5.1f}° / {100 * len(errors) / max(1, frames):3.0f}%")
+            cells.append(f"{median:5.1f}° / {100 * marked / max(1, audible):3.0f}%")
         if markdown:
             print(f"| {azimuth:+d} | {folded(azimuth):+g} | " + " | ".join(cells) + " |")
         else:

@@ -11,7 +11,7 @@ extension SoundCompassCommand {
                 Renders noise through the head's horizontal-plane impulse responses and runs the engine's \
                 estimators on it, as 'analyze --hrtf' does before it starts. One CSV row per estimate \
                 (broadband, then each band) and azimuth: the delay (µs, right minus left) and low-frequency \
-                share of white noise and of pink noise (each over a sensor floor 30 dB down), and the level difference (dB, right minus left).
+                share of white noise and of speech-shaped noise (each over a sensor floor 30 dB down), and the level difference (dB, right minus left).
                 """)
 
         @Argument(help: ArgumentHelp("The measured head, an AES69 SOFA file (SimpleFreeFieldHRIR).", valueName: "file.sofa"))

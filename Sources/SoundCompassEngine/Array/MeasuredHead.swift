@@ -31,14 +31,18 @@ public struct HeadImpulseResponse: Sendable, Equatable {
 /// over the frames of each estimate's delay, low-frequency share and level difference goes in
 /// the table. Each estimate is the broadband one (``estimates``[0]) or one band's (``estimates``[1…]).
 /// Two noises are rendered, each over an uncorrelated sensor floor 30 dB down (a usual
-/// recording's): white, and pink, whose high bins the floor leaves with less coherence, as it
-/// does speech's, so that its delays lean towards the low frequencies. A real head's delay is
-/// larger at low frequencies than at high ones, so a sound's broadband delay depends on its
-/// spectrum; the two renders give each direction's delay at two low-frequency shares (the
-/// engine's own measure of that lean, ``FrameSpectra/lowFrequencyShare(shares:bins:lagSamples:)``),
-/// and a measurement is read at its own share by linear interpolation between them, clamped
-/// to the two. (`soundcompass head` prints both renders; the default delay law is fitted to
-/// both.)
+/// recording's): white, and speech-shaped (the long-term speech spectrum's outline,
+/// ``speechShapeGain(frequencyHz:)``), whose bins above a few kHz the floor leaves with little
+/// coherence, as it does speech's, so that its delays lean towards the low and middle
+/// frequencies. A real head's delay depends on frequency (larger at low frequencies, and not in
+/// the same proportion at every azimuth), so a sound's broadband delay depends on its spectrum;
+/// the two renders give each direction's delay at two low-frequency shares (the engine's own
+/// measure of that lean, ``FrameSpectra/lowFrequencyShare(shares:bins:lagSamples:)``), and a
+/// measurement is read at its own share by linear interpolation between them, clamped to the
+/// two. (Until issue 31's second round the second render was pink noise, whose share is within
+/// a few thousandths of white's: speech, whose share and delays lie well beyond both, read
+/// 1–2° too far out at 25–55° and up to 7.5° off at the sides. `soundcompass head` prints both
+/// renders.)
 ///
 /// **Reading** (``lateral(delay:lowFrequencyShare:estimate:)``): each render's delay path `−τ`
 /// is made monotonic in azimuth (pool-adjacent-violators) when built; a measured delay is
@@ -64,9 +68,9 @@ public struct MeasuredHead: Sendable, Equatable {
         public var delays: [Double]
         /// White noise: the low-frequency share the delay was read at.
         public var shares: [Double]
-        /// Pink noise: the delay, seconds, made monotonic.
+        /// Speech-shaped noise: the delay, seconds, made monotonic.
         public var lowDelays: [Double]
-        /// Pink noise: its low-frequency share.
+        /// Speech-shaped noise: its low-frequency share.
         public var lowShares: [Double]
         /// White noise: the level difference (right minus left), dB.
         public var levels: [Double]
@@ -188,8 +192,8 @@ public struct MeasuredHead: Sendable, Equatable {
         let bandNames = config.usableBands.map(\.name)
         let count = bandNames.count + 1
         let fft = RealFFT(size: period)
-        let white = noiseSpectrum(fft: fft, seed: 0x5EED_0001, pink: false, sampleRate: config.sampleRate)
-        let pink = noiseSpectrum(fft: fft, seed: 0x5EED_0002, pink: true, sampleRate: config.sampleRate)
+        let white = noiseSpectrum(fft: fft, seed: 0x5EED_0001, speechShaped: false, sampleRate: config.sampleRate)
+        let speech = noiseSpectrum(fft: fft, seed: 0x5EED_0002, speechShaped: true, sampleRate: config.sampleRate)
         var tables = (0..<count).map { i in
             Estimate(
                 name: i == 0 ? "broadband" : bandNames[i - 1], delays: [], shares: [], lowDelays: [], lowShares: [],
@@ -197,7 +201,7 @@ public struct MeasuredHead: Sendable, Equatable {
         }
         for response in sorted {
             let w = measureOne(response, noise: white, floorDecibels: -30, fft: fft, configuration: config)
-            let l = measureOne(response, noise: pink, floorDecibels: -30, fft: fft, configuration: config)
+            let l = measureOne(response, noise: speech, floorDecibels: -30, fft: fft, configuration: config)
             for i in 0..<count {
                 tables[i].delays.append(w[i].delay)
                 tables[i].shares.append(w[i].share)
@@ -223,18 +227,30 @@ public struct MeasuredHead: Sendable, Equatable {
         return MeasuredHead(name: name, azimuths: azimuths, estimates: tables)
     }
 
-    /// One period of seeded noise's spectrum: white, or pink (amplitude `1/√f` above 20 Hz).
-    private static func noiseSpectrum(fft: RealFFT, seed: UInt64, pink: Bool, sampleRate: Double) -> [(re: Float, im: Float)] {
+    /// One period of seeded noise's spectrum: white, or speech-shaped (``speechShapeGain(frequencyHz:)``).
+    private static func noiseSpectrum(fft: RealFFT, seed: UInt64, speechShaped: Bool, sampleRate: Double) -> [(re: Float, im: Float)] {
         var generator = SplitMix(seed: seed)
         var spectrum = fft.forward((0..<period).map { _ in Float(generator.uniform() * 2 - 1) })
-        if pink {
+        if speechShaped {
             for k in spectrum.indices {
-                let f = max(20, Double(k) * sampleRate / Double(period))
-                let gain = Float((20 / f).squareRoot())
+                let gain = Float(speechShapeGain(frequencyHz: Double(k) * sampleRate / Double(period)))
                 spectrum[k] = (spectrum[k].re * gain, spectrum[k].im * gain)
             }
         }
         return spectrum
+    }
+
+    /// The amplitude of the speech-shaped measuring noise at a frequency: the long-term average
+    /// speech spectrum's outline (Byrne et al. 1994), flat from 100 to 500 Hz, falling 6 dB per
+    /// octave above it (12 dB per octave above 4 kHz, where speech holds little but fricatives)
+    /// and below 100 Hz. Over the 30 dB sensor floor it leaves the bins above a few kHz with
+    /// little coherence, as speech does, so its delays lean towards the low and middle
+    /// frequencies where speech's energy is.
+    static func speechShapeGain(frequencyHz f: Double) -> Double {
+        if f < 100 { return max(f, 1) / 100 }
+        if f <= 500 { return 1 }
+        if f <= 4000 { return 500 / f }
+        return 500 / 4000 * (4000 / f) * (4000 / f)
     }
 
     /// The medians of each estimate's delay, share and level difference over the frames of
