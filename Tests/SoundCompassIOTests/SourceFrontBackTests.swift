@@ -66,20 +66,30 @@ struct SourceFrontBackTests {
                     ? relative.contains { right(source.hemisphere, relative: $0) }
                     : right(source.hemisphere, relative: relative[truth])
                 if isRight { result[truth].right += 1 }
+                // SC_DEBUG_FB_WRONG=1: every frame scored wrong, with the listed sources.
+                if !isRight && ProcessInfo.processInfo.environment["SC_DEBUG_FB_WRONG"] != nil {
+                    print(String(format: "WRONG %.2f yaw %.1f truth %@ rel %.1f/%.1f", record.time, record.yaw ?? .nan, "\(truth)", relative[0], relative[1]),
+                          record.sources.map { "(\($0.id) \(String(format: "%.1f", $0.azimuth)) \($0.active) \($0.hemisphere))" })
+                }
             }
         }
         return result
     }
 
-    @Test("A talker ahead and one behind, a turning listener: each source's hemisphere right in ≥ 75 % of its frames after 2 s (target 95 %, a known issue)",
+    @Test("A talker ahead and one behind, a turning listener: each source's hemisphere right in ≥ 85 % of its frames after 2 s (target 95 %, a known issue)",
           arguments: [(30.0, 150.0), (-40.0, -140.0), (30.0, -140.0), (-40.0, 150.0), (60.0, -120.0)])
     func twoSources(ahead: Double, behind: Double) throws {
         let listener = Self.listener(ahead: ahead, behind: behind)
         let imu = try IMULog(text: listener.imuCSV(), path: "imu.csv", format: IMUFormat())
         let records = try analyze(listener.render(), orientation: imu.timeline)
+        // SC_DEBUG_FB=1 SC_DEBUG_FB_SCENE=<ahead, e.g. 30> [SC_DEBUG_FB_FROM=s SC_DEBUG_FB_TO=s]:
+        // every frame's sources in that time span.
         if ProcessInfo.processInfo.environment["SC_DEBUG_FB"] != nil {
-            for (n, r) in records.enumerated() where n % 10 == 0 {
-                print(String(format: "%.2f yaw %.1f ", r.time, r.yaw ?? .nan), r.sources.map { "(\($0.id) \(Int($0.azimuth)) \(String(format: "%.2f", $0.confidence)) \($0.active) \($0.hemisphere))" })
+            let from = Double(ProcessInfo.processInfo.environment["SC_DEBUG_FB_FROM"] ?? "") ?? 0
+            let to = Double(ProcessInfo.processInfo.environment["SC_DEBUG_FB_TO"] ?? "") ?? 10
+            for r in records where r.time >= from && r.time <= to && ProcessInfo.processInfo.environment["SC_DEBUG_FB_SCENE"] == "\(Int(ahead))" {
+                let rel = [ahead, behind].map { YawTimeline.wrap($0 - (r.yaw ?? 0)) }
+                print(String(format: "TRACE %.2f yaw %.1f rel %.1f/%.1f raw %.1f", r.time, r.yaw ?? .nan, rel[0], rel[1], r.rawAzimuth), r.sources.map { "(\($0.id) \(String(format: "%.1f", $0.azimuth)) \(String(format: "%.2f", $0.confidence)) \($0.active) \($0.hemisphere))" })
             }
         }
         let after = Self.rotationStart + 2
@@ -91,10 +101,11 @@ struct SourceFrontBackTests {
                     + "\(s.unknown) unknown, \(s.ambiguous) with both sources at one lateral bearing; hemisphere right in \(String(format: "%.1f", 100 * s.share)) %")
             // Listed in most frames, so the share is not of a handful.
             #expect(s.frames >= frames / 4, "source \(i): listed in \(s.frames) of \(frames) frames")
-            // Measured floor (guards against regressions): 88–99 % over these scenes.
-            #expect(s.share >= 0.75, "source \(i): hemisphere right in \(s.right) of \(s.frames) frames")
-            // The issue's target, not met in every scene yet (the multi-source tracker's bearings
-            // lag and its ids change under turning; see Docs/IMU.md): recorded, not hidden.
+            // Measured floor (guards against regressions): 89.8–99.5 % over these scenes with the
+            // tracker moving each source by the turn in its own hemisphere (88.4–99.0 % before).
+            #expect(s.share >= 0.85, "source \(i): hemisphere right in \(s.right) of \(s.frames) frames")
+            // The issue's target, met by 5 of the 10 sources (near a crossing a track can take
+            // the other source's candidates; see Docs/IMU.md): recorded, not hidden.
             withKnownIssue("issue 31 item 4: target 95 % not met in every scene", isIntermittent: true) {
                 #expect(s.share >= 0.95, "source \(i): hemisphere right in \(s.right) of \(s.frames) frames (target 95 %)")
             }

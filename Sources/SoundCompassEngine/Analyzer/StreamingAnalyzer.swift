@@ -255,7 +255,8 @@ public final class StreamingAnalyzer {
         frame.tailWeight = tail.weight(levelDBFS: estimate.levels.levelDBFS)
         frame.confidence = frame.active ? estimate.fused.confidence * frame.tailWeight : 0
         // 3. With an IMU, the listener's own turning moves a source of known hemisphere across
-        //    the array: the shift both trackers are told (the hemisphere as known before this frame).
+        //    the array: the shift the broadband tracker is told (the hemisphere as known before
+        //    this frame). The multi-source tracker takes the yaw and moves each source in its own.
         frame.yaw = orientation?.yaw(at: frame.time)
         frame.shift = frame.yaw.map { headTurn.shift(yaw: $0, hemisphere: frontBack.expectedHemisphere(yaw: $0)) }
             ?? headTurn.shift(yaw: nil, hemisphere: .unknown)
@@ -280,12 +281,16 @@ public final class StreamingAnalyzer {
             sourceCandidates.find(lowFrequencyShare: estimate.lowFrequencyShare)
             sourceTracker.update(
                 candidates: sourceCandidates.candidates, count: sourceCandidates.count,
-                averageLevelDBFS: sourceCandidates.averageLevelDBFS, shift: frame.shift, into: &sourceResults)
-            // Each source's own front/back, from a histogram of the candidates' world bearings.
+                averageLevelDBFS: sourceCandidates.averageLevelDBFS, yaw: frame.yaw, into: &sourceResults)
+            // Each source's own front/back, from a histogram of the candidates' world bearings;
+            // the tracker moves each source by the next frames' turning in its own hemisphere.
             if orientation != nil {
                 sourceFrontBack.update(
                     yaw: frame.yaw, active: frame.active, candidates: sourceCandidates.candidates,
                     count: sourceCandidates.count, sources: sourceResults)
+                for i in 0..<min(sourceResults.count, sourceFrontBack.hemispheres.count) {
+                    sourceTracker.setHemisphere(sourceFrontBack.hemispheres[i], ofSourceWithID: sourceResults[i].id)
+                }
             }
         }
         // 8. The record, written once.

@@ -7,16 +7,24 @@ import Musl
 /// Follows up to ``AnalysisConfiguration/maxSources`` sources from the candidate directions of
 /// each frame (``SourceCandidateFinder``) and fills ``AnalysisRecord/sources``.
 ///
-/// - **Association.** Each track predicts its bearing from its velocity; candidate–track pairs
-///   closer than ``gateDegrees`` are matched greedily, nearest first, one candidate per track.
-///   Prediction keeps identities when two sources cross, as far as their speeds differ.
+/// - **Association.** Each track predicts its bearing from its velocity and, with an IMU, from
+///   the listener's own turning in its own hemisphere (see ``turned(_:hemisphere:by:)``: a
+///   source ahead moves against the turn, one behind with it); candidate–track pairs closer
+///   than ``gateDegrees`` are matched greedily, nearest first, one candidate per track.
+///   Prediction keeps identities when two sources cross, as far as their speeds differ, and
+///   when a turning listener moves a source ahead and one behind across each other.
+/// - **Hemispheres.** A source's hemisphere is told by ``setHemisphere(_:ofSourceWithID:)``
+///   (from ``SourceFrontBack``) after each frame; the turn moves it across the pair's axis
+///   where the yaw carries it there. A source of unknown hemisphere, and a tentative track,
+///   is not moved by the turn.
 /// - **Birth.** An unmatched candidate at least ``birthStrength`` strong starts a tentative
 ///   track; it becomes a source once matched in ``birthHits`` frames by such candidates, and
 ///   is dropped after ``tentativeMisses`` frames in a row without one.
 /// - **Ids.** A new source gets the next id, from 1. A source that went quiet and was dropped
 ///   is remembered for ``recallSeconds``: a new source within ``gateDegrees`` of where it was
 ///   last heard, or of where its velocity would have carried it (for up to
-///   ``recallCoastSeconds``), takes its id back (the nearest such), so a talker who pauses
+///   ``recallCoastSeconds``), both moved by the listener's turning since then in its
+///   hemisphere, takes its id back (the nearest such), and its hemisphere, so a talker who pauses
 ///   between sentences, or waits while another talks, keeps one id. Two sources never share
 ///   an id; a source dropped as a reflection is not remembered.
 /// - **Reflections.** Each track smooths its candidates' ``SourceCandidate/echo`` (share
@@ -37,8 +45,8 @@ import Musl
 /// - A tentative track can only become a source while fewer than `maxSources` exist, or by
 ///   replacing the weakest inactive one.
 ///
-/// Life cycle: `init` allocates; ``update(candidates:count:averageLevelDBFS:shift:into:)`` never
-/// allocates (given a `sources` array it may write into without copying).
+/// Life cycle: `init` allocates; ``update(candidates:count:averageLevelDBFS:yaw:into:)`` and
+/// ``setHemisphere(_:ofSourceWithID:)`` never allocate (given a `sources` array it may write into without copying).
 package final class MultiSourceTracker {
     /// Largest distance between a track's predicted bearing and a candidate it takes, degrees.
     package static let gateDegrees = 12.0
@@ -103,6 +111,12 @@ package final class MultiSourceTracker {
         var order = 0
         /// Bearing (degrees) and velocity (degrees per second) when last matched, and the frame.
         var heardAzimuth = 0.0, heardVelocity = 0.0, heardFrame = 0
+        /// Front/back relative to the pair, as last told (and moved across the axis by the turn).
+        var hemisphere = Hemisphere.unknown
+        /// The hemisphere and the yaw (degrees, unwrapped; nil without one) of the frame it was
+        /// last matched in.
+        var heardHemisphere = Hemisphere.unknown
+        var heardYaw: Double?
     }
 
     /// A source dropped for silence, as `recall` remembers it.
@@ -112,6 +126,9 @@ package final class MultiSourceTracker {
         var azimuth = 0.0, velocity = 0.0
         /// The frame it was last heard in and the one it was dropped in (see `frame`).
         var heardFrame = 0, droppedFrame = 0
+        /// Its hemisphere and the yaw (degrees, unwrapped) when last heard.
+        var hemisphere = Hemisphere.unknown
+        var yaw: Double?
     }
 
     private let capacity: Int
@@ -124,6 +141,8 @@ package final class MultiSourceTracker {
     private var confirmations = 0
     /// Frames seen since the start or the last `reset`.
     private var frame = 0
+    /// This frame's yaw and the last frame's, degrees (unwrapped; nil where the IMU says nothing).
+    private var yaw: Double?, previousYaw: Double?
     /// Sources dropped for silence, oldest first; the first `goneCount` are valid.
     private var gone: [Gone]
     private var goneCount = 0
@@ -162,6 +181,8 @@ package final class MultiSourceTracker {
         confirmations = 0
         frame = 0
         goneCount = 0
+        yaw = nil
+        previousYaw = nil
     }
 
     /// Empty storage for a record's sources, able to hold `maxSources` without growing.
@@ -175,27 +196,64 @@ package final class MultiSourceTracker {
     /// - Parameters:
     ///   - candidates: the frame's candidates, strongest first; the first `count` are valid.
     ///   - averageLevelDBFS: the frame level averaged over the candidate window.
-    ///   - shift: known movement of the sources across the array since the last frame, degrees
-    ///     (the listener's own turning, see ``HeadTurn``; 0 without an IMU), added to every
-    ///     track's prediction.
+    ///   - yaw: the listener's yaw at this frame, degrees (unwrapped, from an IMU; nil without
+    ///     one): its change since the last frame moves each source of known hemisphere across
+    ///     the pair (see ``turned(_:hemisphere:by:)``).
     ///   - records: replaced by the sources (capacity kept).
     package func update(
-        candidates: [SourceCandidate], count: Int, averageLevelDBFS: Double, shift: Double = 0,
+        candidates: [SourceCandidate], count: Int, averageLevelDBFS: Double, yaw: Double? = nil,
         into records: inout [SourceRecord]
     ) {
         frame += 1
-        predict(shift: shift.isFinite ? shift : 0)
+        previousYaw = self.yaw
+        self.yaw = yaw.flatMap { $0.isFinite ? $0 : nil }
+        predict()
         associate(candidates: candidates, count: count, averageLevelDBFS: averageLevelDBFS)
         spawn(candidates: candidates, count: count)
         retire()
         write(into: &records)
     }
 
-    /// Moves every track by its velocity, and by `shift` degrees.
-    private func predict(shift: Double) {
+    /// Tells the source listed with `id` its hemisphere (from ``SourceFrontBack``), for the
+    /// next frames' predictions and for its recall; no source with that id: nothing.
+    package func setHemisphere(_ hemisphere: Hemisphere, ofSourceWithID id: Int) {
+        for t in 0..<trackCount where tracks[t].confirmed && tracks[t].id == id {
+            tracks[t].hemisphere = hemisphere
+            // Where it was last heard it was in this hemisphere too, unless heard since then
+            // in a known other one.
+            if tracks[t].matched || tracks[t].heardHemisphere == .unknown { tracks[t].heardHemisphere = hemisphere }
+        }
+    }
+
+    /// Where a still source at lateral bearing `lateral` (degrees, −90…90) in `hemisphere`
+    /// (relative to the pair) is heard after the listener turns by `turn` degrees (clockwise
+    /// positive), and its hemisphere then. Its bearing relative to the listener, `lateral`
+    /// ahead or `180 − lateral` behind, falls by the turn; the pair hears the sine of it. So a
+    /// source ahead moves against the turn and one behind with it, and one carried past the
+    /// pair's axis turns back and changes hemisphere. `.unknown`: unmoved.
+    package static func turned(_ lateral: Double, hemisphere: Hemisphere, by turn: Double) -> (lateral: Double, hemisphere: Hemisphere) {
+        let relative: Double
+        switch hemisphere {
+        case .front: relative = lateral - turn
+        case .back: relative = 180 - lateral - turn
+        case .unknown: return (lateral, .unknown)
+        }
+        let radians = relative * Double.pi / 180
+        let moved = asin(max(-1, min(1, sin(radians)))) * 180 / Double.pi
+        return (moved, cos(radians) >= 0 ? .front : .back)
+    }
+
+    /// Moves every track by its velocity, and a source of known hemisphere by the turn since
+    /// the last frame.
+    private func predict() {
+        var turn = 0.0
+        if let yaw, let previousYaw { turn = yaw - previousYaw }
         for t in 0..<trackCount {
             var predicted = tracks[t].azimuth + tracks[t].velocity * hop
-            if shift != 0 { predicted += shift }
+            if turn != 0 && tracks[t].confirmed && tracks[t].hemisphere != .unknown {
+                (predicted, tracks[t].hemisphere) = Self.turned(
+                    max(-90, min(90, predicted)), hemisphere: tracks[t].hemisphere, by: turn)
+            }
             tracks[t].azimuth = max(-90, min(90, predicted))
             tracks[t].matched = false
         }
@@ -234,6 +292,8 @@ package final class MultiSourceTracker {
             track.heardAzimuth = track.azimuth
             track.heardVelocity = track.velocity
             track.heardFrame = frame
+            track.heardYaw = yaw
+            track.heardHemisphere = track.hemisphere
             track.confidence += smoothing * (Self.evidence(candidate) - track.confidence)
             let level = averageLevelDBFS + 10 * log10(max(candidate.share, 1e-6))
             track.levelDBFS = track.hits == 1 ? level : track.levelDBFS + smoothing * (level - track.levelDBFS)
@@ -337,6 +397,8 @@ package final class MultiSourceTracker {
             tracks[t].order = confirmations
             if let k = recall(near: tracks[t].azimuth) {
                 tracks[t].id = gone[k].id
+                tracks[t].hemisphere = moved(gone[k], lateral: gone[k].azimuth).hemisphere
+                tracks[t].heardHemisphere = tracks[t].hemisphere
                 forget(k)
             } else {
                 tracks[t].id = nextID
@@ -361,14 +423,15 @@ package final class MultiSourceTracker {
         if goneCount == gone.count { forget(0) }
         gone[goneCount] = Gone(
             id: track.id, azimuth: track.heardAzimuth, velocity: track.heardVelocity, heardFrame: track.heardFrame,
-            droppedFrame: frame)
+            droppedFrame: frame, hemisphere: track.heardHemisphere, yaw: track.heardYaw)
         goneCount += 1
     }
 
     /// The remembered source nearest to `azimuth` within ``gateDegrees``, dropped at most
     /// ``recallSeconds`` ago (older ones are forgotten here), if any. Each is taken both where
     /// it was last heard and where its velocity would have carried it in up to
-    /// ``recallCoastSeconds``, whichever is nearer.
+    /// ``recallCoastSeconds``, whichever is nearer, each moved by the listener's turning since
+    /// it was heard (in its hemisphere).
     private func recall(near azimuth: Double) -> Int? {
         while goneCount > 0 && frame - gone[0].droppedFrame > recallFrames { forget(0) }
         var best: Int?
@@ -378,10 +441,19 @@ package final class MultiSourceTracker {
             // noise of its bearings, and carried on for two seconds could take it out of the gate.
             let coast = Double(min(frame - gone[k].heardFrame, recallCoastFrames)) * hop
             let carried = max(-90, min(90, gone[k].azimuth + gone[k].velocity * coast))
-            let d = min(abs(gone[k].azimuth - azimuth), abs(carried - azimuth))
+            let d = min(
+                abs(moved(gone[k], lateral: gone[k].azimuth).lateral - azimuth),
+                abs(moved(gone[k], lateral: carried).lateral - azimuth))
             if d <= bestDistance { bestDistance = d; best = k }
         }
         return best
+    }
+
+    /// A remembered source's lateral bearing `lateral` (degrees) as the listener's turning
+    /// since it was heard moves it, and its hemisphere now (unmoved without both yaws).
+    private func moved(_ source: Gone, lateral: Double) -> (lateral: Double, hemisphere: Hemisphere) {
+        guard let yaw, let heardYaw = source.yaw else { return (lateral, source.hemisphere) }
+        return Self.turned(lateral, hemisphere: source.hemisphere, by: yaw - heardYaw)
     }
 
     /// Removes remembered source `k`, keeping the rest oldest first.

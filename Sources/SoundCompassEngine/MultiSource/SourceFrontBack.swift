@@ -157,10 +157,9 @@ package struct SourceFrontBack {
         for i in 0..<listed {
             var hemisphere = Hemisphere.unknown
             if turned {
-                // The source's tracked bearing is smoothed (and moved by the broadband
-                // hemisphere's head-turn shift, which is wrong for a source in the other
-                // hemisphere): read the nearest of this frame's candidates within
-                // ``candidateGate`` instead, where there is one.
+                // The source's tracked bearing is smoothed (and moved by the turn in the
+                // hemisphere it was told last, which may be wrong): read the nearest of this
+                // frame's candidates within ``candidateGate`` instead, where there is one.
                 var phi = sources[i].azimuth, nearest = Self.candidateGate
                 for j in 0..<min(count, candidates.count) where candidates[j].share >= Self.minimumShare {
                     let distance = abs(candidates[j].azimuth - sources[i].azimuth)
