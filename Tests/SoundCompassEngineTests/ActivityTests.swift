@@ -7,11 +7,13 @@ import TestSupport
 struct ActivityTests {
     struct Scores { var precision: Double; var recall: Double; var frames: Int }
 
-    /// Speech-like sound at `azimuth` from `start` s, plus uncorrelated sensor noise at `noiseDBFS`
-    /// in each channel. A frame is truly active when the dry speech in it is at least as strong
-    /// as the noise in it (local SNR ≥ 0 dB), measured on the same frames the analyzer uses.
+    /// Speech-like sound at −30° from `start` s, plus uncorrelated sensor noise at `noiseDBFS`
+    /// in each channel. A frame is truly active where the source is, by the rule of issue 31
+    /// (as `Benchmarks/accuracy/evaluate.py` scores the rooms): the source's image at the
+    /// microphones (in free field, the delayed dry source) is within 30 dB of its loudest frame,
+    /// on the analyzer's own frames, however weak it is against the noise.
     static func score(start: Double, duration: Double, speechDBFS: Double, noiseDBFS: Double, noisePink: Bool = false,
-                      seed: UInt64) throws -> Scores {
+                      seed: UInt64, activity: ActivityConfiguration = ActivityConfiguration()) throws -> Scores {
         let fs = 48000.0
         let speech = Scene(
             sampleRate: fs, duration: duration,
@@ -23,36 +25,45 @@ struct ActivityTests {
         let mixture = StereoSignal(
             left: (0..<n).map { speech.left[$0] + Float(noiseL[$0]) }, right: (0..<n).map { speech.right[$0] + Float(noiseR[$0]) },
             sampleRate: fs)
-        let config = AnalysisConfiguration(sampleRate: fs)
+        let config = AnalysisConfiguration(sampleRate: fs, activity: activity)
         let records = try analyze(mixture, configuration: config)
-        var tp = 0, fp = 0, fn = 0
-        for r in records {
+        let speechPower = records.map { r in
             let first = r.frame * config.hopLength
-            var speechPower = 0.0, noisePower = 0.0
-            for i in first..<(first + config.frameLength) {
-                speechPower += Double(speech.left[i] * speech.left[i] + speech.right[i] * speech.right[i])
-                noisePower += noiseL[i] * noiseL[i] + noiseR[i] * noiseR[i]
+            return (first..<(first + config.frameLength)).reduce(0.0) { sum, i in
+                sum + Double(speech.left[i] * speech.left[i] + speech.right[i] * speech.right[i])
             }
-            let truth = speechPower >= noisePower
+        }
+        let loudest = speechPower.max() ?? 0
+        var tp = 0, fp = 0, fn = 0
+        for (r, power) in zip(records, speechPower) {
+            let truth = power > loudest * 1e-3
             if r.active && truth { tp += 1 } else if r.active { fp += 1 } else if truth { fn += 1 }
         }
         return Scores(precision: Double(tp) / Double(max(1, tp + fp)), recall: Double(tp) / Double(max(1, tp + fn)), frames: records.count)
     }
 
-    // Measured when written (speech at −30 dBFS): white noise at −50 dBFS P 0.981 R 0.953 and at
-    // −55 dBFS P 0.988 R 0.949 (these cases); white noise at −45 dBFS (P 0.926 R 0.934) and pink
-    // noise at −50 dBFS (P 0.946 R 0.915) fall short of the precision target and are not
-    // asserted here: see the note on issue 3.
+    // MEASURED
     @Test("speech after 3 s of noise only: precision ≥ 95 %, recall ≥ 90 %", arguments: [(-30.0, -55.0, false), (-30, -50, false)])
     func speechAfterNoise(speech: Double, noise: Double, pink: Bool) throws {
         let s = try Self.score(start: 3, duration: 12, speechDBFS: speech, noiseDBFS: noise, noisePink: pink, seed: 41)
+        print("after noise \(speech)/\(noise) dBFS: precision \(s.precision), recall \(s.recall)")
         #expect(s.precision >= 0.95 && s.recall >= 0.90, "precision \(s.precision), recall \(s.recall)")
     }
 
     @Test("speech with pauses from the first sample: precision ≥ 95 %, recall ≥ 90 %", arguments: [UInt64(5), 6, 7])
     func speechWithPauses(seed: UInt64) throws {
         let s = try Self.score(start: 0, duration: 12, speechDBFS: -30, noiseDBFS: -50, seed: seed)
+        print("pauses seed \(seed): precision \(s.precision), recall \(s.recall)")
         #expect(s.precision >= 0.95 && s.recall >= 0.90, "precision \(s.precision), recall \(s.recall)")
+    }
+
+    // MEASURED-BROKEN
+    @Test("the cases above can fail: a detector that marks noise as speech misses the precision", arguments: [UInt64(5), 6])
+    func brokenDetectorFails(seed: UInt64) throws {
+        let eager = ActivityConfiguration(marginDecibels: 0, speechBandMarginDecibels: 0)
+        let s = try Self.score(start: 0, duration: 12, speechDBFS: -30, noiseDBFS: -50, seed: seed, activity: eager)
+        print("margins 0 dB, seed \(seed): precision \(s.precision), recall \(s.recall)")
+        #expect(s.precision < 0.95, "precision \(s.precision)")
     }
 
     @Test("a silent file gives no active frame; noise alone hardly any")
