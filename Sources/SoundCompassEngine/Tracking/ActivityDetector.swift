@@ -87,8 +87,9 @@ package struct ActivityDetector: Sendable {
     package var floorDBFS: Double { floor.floorDBFS }
     /// The current noise floor estimate of the speech-band level (same scale as the level given).
     package var speechBandFloorDBFS: Double { speechBandFloor.floorDBFS }
-    /// Whether the last frame was active by the speech band's test alone (its level and its
-    /// phase consistency both short of their thresholds); false for an inactive frame.
+    /// Whether the last frame was active by the speech band's test alone: the decision without
+    /// the band (level and phase consistency, with their own hangover) left it inactive. False
+    /// for an inactive frame.
     package private(set) var activeByBandOnly = false
     private let hopDuration: Double
     private var floor: NoiseFloorTracker
