@@ -253,7 +253,10 @@ public final class StreamingAnalyzer {
             aboveGate: estimate.aboveGate)
         frame.noiseFloorDBFS = activity.floorDBFS
         frame.tailWeight = tail.weight(levelDBFS: estimate.levels.levelDBFS)
-        frame.confidence = frame.active ? estimate.fused.confidence * frame.tailWeight : 0
+        // A frame active by the speech band alone holds speech below 1 kHz under noise that
+        // rules the rest of the spectrum: its broadband bearing is mostly the noise's.
+        let evidenceWeight = activity.activeByBandOnly ? min(1, max(0, config.activity.speechBandOnlyWeight)) : 1
+        frame.confidence = frame.active ? estimate.fused.confidence * frame.tailWeight * evidenceWeight : 0
         // 3. With an IMU, the listener's own turning moves a source of known hemisphere across
         //    the array: the shift the broadband tracker is told (the hemisphere as known before
         //    this frame). The multi-source tracker takes the yaw and moves each source in its own.
