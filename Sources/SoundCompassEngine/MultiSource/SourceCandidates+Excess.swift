@@ -139,24 +139,9 @@ extension SourceCandidateFinder {
         }
         let p0 = pointSpreadPeak
         while found < excessLags.count && count < candidates.count {
-            var best = -1
-            var bestValue = floor
-            for i in 1..<(2 * K) {
-                let v = y[i]
-                guard v >= bestValue, v > y[i - 1], v >= y[i + 1] else { continue }
-                let lag = Double(i - K)
-                guard abs(lag) <= limit,
-                      prominence(at: i, in: UnsafePointer(y)) >= Float(Self.relativeProminence) * v else { continue }
-                var clear = true
-                for j in 0..<found where abs(excessLags[j] - lag) < separation {
-                    clear = false
-                    break
-                }
-                if clear { best = i; bestValue = v }
-            }
-            guard best >= 0 else { break }
-            let y0 = Double(y[best - 1]), y1 = Double(y[best]), y2 = Double(y[best + 1])
-            let lag = Double(best - K) + parabolicPeakOffset(y0, y1, y2)
+            guard let peak = strongestSeparatedPeak(in: y, floor: floor, limit: limit,
+                                                    taken: excessLags, takenCount: found) else { break }
+            let best = peak.index, lag = peak.lag, y1 = peak.height
             var height = y1
             if p0 > 0 {
                 for j in 0..<found { height -= excessHeights[j] * sidelobe(at: lag - excessLags[j]) / p0 }
