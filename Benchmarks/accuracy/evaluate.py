@@ -673,7 +673,8 @@ def steady_main():
     if "--only" in sys.argv:
         rt, level = sys.argv[sys.argv.index("--only") + 1].split(":")
         conditions = [(float(rt), int(level))]
-    methods = ["SRP", "NormMUSIC"]
+    # --no-baselines: SoundCompass only (for iterating; the table's SRP/NormMUSIC columns are empty).
+    methods = [] if "--no-baselines" in sys.argv else ["SRP", "NormMUSIC"]
     talkers = [talker(0, seconds), talker(1, seconds)]
     noise = pink(seconds, 31)
     header = ["RT60 s", "noise dB re talker",
@@ -712,7 +713,8 @@ def steady_main():
             listed_talker += hit_any[0]
             listed_noise += hit_any[1]
             block_scores = {m: Score() for m in methods}
-            pyroom_multi(noisy, [float(t_az), float(n_az)], masks, methods, block_scores)
+            if methods:
+                pyroom_multi(noisy, [float(t_az), float(n_az)], masks, methods, block_scores)
             scored.update(block_scores)
             for k, sc in scored.items():
                 t = np.array([sc.hits[0], sc.active[0], sc.hits[1], sc.active[1], sc.false])
@@ -724,8 +726,8 @@ def steady_main():
                 sc = scored["ours"]
                 print(f"  RT60 {rt60} noise {level:+d} dB: noise {n_az:+d}°, talker {t_az:+d}° (talker{which}): "
                       f"talker {100 * sc.hits[0] / max(1, sc.active[0]):.0f}%, noise {100 * sc.hits[1] / max(1, sc.active[1]):.0f}%, "
-                      f"false {100 * sc.false / max(1, sc.reported):.1f}%; SRP talker "
-                      f"{100 * block_scores['SRP'].hits[0] / max(1, block_scores['SRP'].active[0]):.0f}%",
+                      f"false {100 * sc.false / max(1, sc.reported):.1f}%" + (f"; SRP talker "
+                      f"{100 * block_scores['SRP'].hits[0] / max(1, block_scores['SRP'].active[0]):.0f}%" if methods else ""),
                       file=sys.stderr, flush=True)
         cells = ["anechoic" if rt60 == 0 else f"{rt60:.1f}", f"{level:+d}"]
         for k in ["ours"] + methods:

@@ -329,27 +329,12 @@ package final class SourceCandidateFinder {
         // ~50 values).
         let limit = Double(K) > maxLag + 0.5 ? maxLag + 0.5 : Double(K)
         var total = 0.0
-        while count < candidates.count {
-            var best = -1
-            var bestValue = floor
-            for i in 1..<(2 * K) {
-                let v = y[i]
-                guard v >= bestValue, v > y[i - 1], v >= y[i + 1] else { continue }
-                let lag = Double(i - K)
-                guard abs(lag) <= limit, prominence(at: i) >= Float(Self.relativeProminence) * v else { continue }
-                var clear = true
-                for j in 0..<count where abs(lags[j] - lag) < separation {
-                    clear = false
-                    break
-                }
-                if clear { best = i; bestValue = v }
-            }
-            guard best >= 0 else { break }
-            let y0 = Double(y[best - 1]), y1 = Double(y[best]), y2 = Double(y[best + 1])
-            candidates[count] = SourceCandidate(azimuth: 0, strength: y1, share: 0)
-            lags[count] = Double(best - K) + parabolicPeakOffset(y0, y1, y2)
-            lagIndices[count] = best
-            total += y1
+        while count < candidates.count,
+              let peak = strongestSeparatedPeak(in: y, floor: floor, limit: limit, taken: lags, takenCount: count) {
+            candidates[count] = SourceCandidate(azimuth: 0, strength: peak.height, share: 0)
+            lags[count] = peak.lag
+            lagIndices[count] = peak.index
+            total += peak.height
             count += 1
         }
         removeSidelobes(floor: Double(floor), total: &total)
@@ -374,13 +359,11 @@ package final class SourceCandidateFinder {
         }
     }
 
-    /// How far the smoothed average's peak at index `i` stands out: its height over the higher
-    /// of the lowest points on each side before higher ground. A side that reaches the window's
-    /// edge without higher ground does not count (a source near ±90° sits close to the edge);
-    /// the highest peak stands out by its height over the lowest point.
-    private func prominence(at i: Int) -> Float { prominence(at: i, in: UnsafePointer(smoothed.baseAddress)) }
-
-    /// `prominence(at:)` in the smoothed average `y` (2·searchLag + 1 values).
+    /// How far the peak at index `i` of a smoothed average `y` (2·searchLag + 1 values) stands
+    /// out: its height over the higher of the lowest points on each side before higher ground.
+    /// A side that reaches the window's edge without higher ground does not count (a source near
+    /// ±90° sits close to the edge); the highest peak stands out by its height over the lowest
+    /// point.
     func prominence(at i: Int, in y: UnsafePointer<Float>) -> Float {
         let v = y[i], last = 2 * searchLag
         var leftLow = v, rightLow = v
