@@ -112,6 +112,11 @@ public struct YAMNetWeights: Sendable {
         }
         defer { fclose(file) }
         var bytes: [UInt8] = []
+        // One allocation when the size is known (a regular file); a stream grows as it is read.
+        if fseek(file, 0, SEEK_END) == 0 {
+            bytes.reserveCapacity(max(0, ftell(file)))
+            rewind(file)
+        }
         var chunk = [UInt8](repeating: 0, count: 1 << 20)
         while true {
             let n = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
@@ -146,12 +151,20 @@ public struct YAMNetWeights: Sendable {
             }
             let count = shape.reduce(1, *)
             guard offset + 4 * count <= bytes.count else { throw .badWeights(path: path, problem: "truncated") }
-            var values = [Float](repeating: 0, count: count)
-            bytes.withUnsafeBytes { raw in
-                for i in 0..<count {
-                    let bits = raw.loadUnaligned(fromByteOffset: offset + 4 * i, as: UInt32.self)
-                    values[i] = Float(bitPattern: UInt32(littleEndian: bits))
+            let start = offset
+            let values = [Float](unsafeUninitializedCapacity: count) { out, initialized in
+                bytes.withUnsafeBytes { raw in
+                    #if _endian(little)
+                    // The file's byte order is the machine's: one copy.
+                    UnsafeMutableRawPointer(out.baseAddress!).copyMemory(from: raw.baseAddress! + start, byteCount: 4 * count)
+                    #else
+                    for i in 0..<count {
+                        let bits = raw.loadUnaligned(fromByteOffset: start + 4 * i, as: UInt32.self)
+                        out[i] = Float(bitPattern: UInt32(littleEndian: bits))
+                    }
+                    #endif
                 }
+                initialized = count
             }
             offset += 4 * count
             for v in values where !v.isFinite { throw .badWeights(path: path, problem: "a non-finite weight") }
