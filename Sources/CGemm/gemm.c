@@ -10,7 +10,11 @@
 // L2 while every row tile passes over it.
 #include "CGemm.h"
 
+#include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #if defined(__x86_64__)
 #include <cpuid.h>
@@ -31,14 +35,30 @@ void sc_gemm_pack(const float *w, int n, int k, float *packed) {
     int panels = (n + PANEL - 1) / PANEL;
     for (int j = 0; j < panels; j++) {
         float *dst = packed + (size_t)j * k * PANEL;
-        for (int p = 0; p < k; p++) {
+        // Blocks of 64 inputs: each W row is read in order, and the 64 panel rows written stay in L1.
+        for (int p0 = 0; p0 < k; p0 += 64) {
+            int p1 = p0 + 64 < k ? p0 + 64 : k;
             for (int c = 0; c < PANEL; c++) {
                 int col = j * PANEL + c;
-                dst[(size_t)p * PANEL + c] = col < n ? w[(size_t)col * k + p] : 0.0f;
+                const float *src = w + (size_t)col * k;
+                for (int p = p0; p < p1; p++) dst[(size_t)p * PANEL + c] = col < n ? src[p] : 0.0f;
             }
         }
     }
 }
+
+float *sc_gemm_allocate(size_t count) {
+    size_t huge = (size_t)2 << 20;
+    size_t bytes = (count * sizeof(float) + huge - 1) / huge * huge;
+    void *p = NULL;
+    if (posix_memalign(&p, huge, bytes) != 0) return NULL;
+#ifdef MADV_HUGEPAGE
+    madvise(p, bytes, MADV_HUGEPAGE);  // advice only: without it, ordinary pages
+#endif
+    return (float *)p;
+}
+
+void sc_gemm_free(float *p) { free(p); }
 
 // MARK: - Portable
 

@@ -76,6 +76,8 @@ public final class YAMNet {
     private let first: Packed
     private let pointwise: [Packed]
     private let dense: Packed
+    /// The one allocation that holds every packed layer.
+    private let packedBlock: UnsafeMutablePointer<Float>
     private let a: UnsafeMutablePointer<Float>
     private let b: UnsafeMutablePointer<Float>
     private let columns: UnsafeMutablePointer<Float>
@@ -91,17 +93,25 @@ public final class YAMNet {
         precondition(maximumBatch >= 1, "a batch holds at least one patch")
         self.maximumBatch = maximumBatch
         self.weights = weights
-        func pack(_ w: [Float], outputs: Int, inputs: Int) -> Packed {
-            let count = sc_gemm_packed_count(Int32(outputs), Int32(inputs))
-            // 64-byte alignment: the kernels load whole panel rows aligned.
-            let raw = UnsafeMutableRawPointer.allocate(byteCount: count * 4, alignment: 64)
-            let p = raw.bindMemory(to: Float.self, capacity: count)
+        // Every layer's packed weights in one block (huge pages; each layer 64-byte aligned, as
+        // the kernels load whole panel rows aligned).
+        let shapes = [(YAMNetWeights.firstChannels, 9)] + weights.blocks.map { ($0.outputChannels, $0.inputChannels) }
+            + [(Self.classCount, weights.blocks.last!.outputChannels)]
+        let counts = shapes.map { (sc_gemm_packed_count(Int32($0.0), Int32($0.1)) + 15) / 16 * 16 }
+        guard let block = sc_gemm_allocate(counts.reduce(0, +)) else { preconditionFailure("out of memory for YAMNet's weights") }
+        packedBlock = block
+        var next = block
+        func pack(_ w: [Float], outputs: Int, inputs: Int, count: Int) -> Packed {
+            let p = next
+            next += count
             w.withUnsafeBufferPointer { sc_gemm_pack($0.baseAddress!, Int32(outputs), Int32(inputs), p) }
             return Packed(weights: p, outputs: outputs, inputs: inputs)
         }
-        first = pack(weights.first, outputs: YAMNetWeights.firstChannels, inputs: 9)
-        pointwise = weights.blocks.map { pack($0.pointwise, outputs: $0.outputChannels, inputs: $0.inputChannels) }
-        dense = pack(weights.dense, outputs: Self.classCount, inputs: weights.blocks.last!.outputChannels)
+        first = pack(weights.first, outputs: YAMNetWeights.firstChannels, inputs: 9, count: counts[0])
+        pointwise = weights.blocks.enumerated().map { i, b in
+            pack(b.pointwise, outputs: b.outputChannels, inputs: b.inputChannels, count: counts[i + 1])
+        }
+        dense = pack(weights.dense, outputs: Self.classCount, inputs: weights.blocks.last!.outputChannels, count: counts.last!)
         // Largest activation: the first block's pointwise output, 48 × 32 × 64.
         var h = Self.patchFrames / 2, w = Self.melBands / 2, largest = h * w * YAMNetWeights.firstChannels
         for block in weights.blocks {
@@ -128,9 +138,7 @@ public final class YAMNet {
         b.deallocate()
         columns.deallocate()
         pooled.deallocate()
-        first.weights.deallocate()
-        for p in pointwise { p.weights.deallocate() }
-        dense.weights.deallocate()
+        sc_gemm_free(packedBlock)
     }
 
     /// The 521 logits (before the sigmoid) of one patch.

@@ -30,6 +30,14 @@ size_t sc_gemm_packed_count(int n, int k);
 /// for speed).
 void sc_gemm_pack(const float *w, int n, int k, float *packed);
 
+/// `count` floats for packed weights (uninitialised), aligned to 2 MB and, on Linux, marked for
+/// transparent huge pages: streaming 15 MB of weights per forward pass then needs a few TLB
+/// entries instead of thousands of 4 KB pages. NULL when memory is short. Free with sc_gemm_free.
+float *sc_gemm_allocate(size_t count);
+
+/// Frees what sc_gemm_allocate returned.
+void sc_gemm_free(float *p);
+
 /// C[m][n] = A[m][k] · Wᵀ + bias, then max(0, ·) when `relu` is non-zero. A row-major with row
 /// stride k, C with row stride n; `bias` has n values (or is NULL for none). Allocates nothing.
 void sc_gemm(const float *a, int m, int k, const float *packed, int n, const float *bias, int relu, float *c);
