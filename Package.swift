@@ -48,12 +48,6 @@ let package = Package(
             pkgConfig: "alsa",
             providers: [.apt(["libasound2-dev"])]
         ),
-        // CBLAS: declarations only; the classifier loads libopenblas.so.0 at run time (see its shim.h).
-        .systemLibrary(
-            name: "CBLAS",
-            path: "Sources/CBLAS",
-            providers: [.apt(["libopenblas-dev"])]
-        ),
         .systemLibrary(
             name: "CSoxr",
             path: "Sources/CSoxr",
@@ -84,8 +78,14 @@ let package = Package(
         // knows nothing of it
         .target(
             name: "SoundCompassClassifier",
-            dependencies: ["SoundCompassEngine", "SoundCompassIO", "CBLAS", "CSoxr", "CFFTW"],
+            dependencies: ["SoundCompassEngine", "SoundCompassIO", "CGemm", "CSoxr", "CFFTW"],
             path: "Sources/SoundCompassClassifier"
+        ),
+        // The classifier's matrix product and depthwise convolution in C (our own code): AVX-512,
+        // AVX2+FMA and portable versions chosen at run time (Docs/Classification.md#speed).
+        .target(
+            name: "CGemm",
+            path: "Sources/CGemm"
         ),
 
         // MARK: - Deterministic test signals (pure Swift, independent of the engine)

@@ -8,7 +8,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
-export OPENBLAS_NUM_THREADS=1
 flock /tmp/swift-build.lock swift build -c release --product soundcompass >/dev/null
 flock /tmp/swift-build.lock swift build -c release --product ClassifierBenchmark >/dev/null
 .build/release/ClassifierBenchmark 300

@@ -11,8 +11,6 @@ public enum ClassifierError: Error, CustomStringConvertible, Equatable {
     case unknownLabel(String)
     /// libsoxr refused to make a resampler (its own message).
     case resampler(String)
-    /// OpenBLAS cannot be loaded (the dynamic loader's message).
-    case blasMissing(String)
 
     public var description: String {
         switch self {
@@ -23,7 +21,6 @@ public enum ClassifierError: Error, CustomStringConvertible, Equatable {
         case .unknownLabel(let name):
             "unknown label \"\(name)\": not a group of the everyday set (\(LabelSet.everydayGroups.map(\.name).joined(separator: ", "))) nor a YAMNet class name"
         case .resampler(let message): "libsoxr: \(message)"
-        case .blasMissing(let message): "OpenBLAS cannot be loaded (\(message)); install Debian's libopenblas0 (scripts/install-deps)"
         }
     }
 }

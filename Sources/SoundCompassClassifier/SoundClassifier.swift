@@ -34,7 +34,6 @@ public final class SoundClassifier {
         directory: String = YAMNetWeights.defaultDirectory, labels: String = "all", alerts: String = "",
         maximumBatch: Int = 1
     ) throws(ClassifierError) {
-        if case .failure(let error) = BLAS.functions { throw error }
         let weights = try YAMNetWeights(path: directory + "/" + YAMNetWeights.fileName)
         let classes = try ClassMap(path: directory + "/" + YAMNetWeights.classMapFileName)
         self.network = YAMNet(weights: weights, maximumBatch: maximumBatch)

@@ -1,3 +1,5 @@
+import CGemm
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -9,16 +11,20 @@ import Musl
 /// TensorFlow "SAME" padding throughout (stride 1: one row/column of zeros on every side;
 /// stride 2 on even sizes: one only at the bottom and right). Activations are kept
 /// channel-last (`[row][column][channel]`), which makes a pointwise convolution exactly one
-/// matrix product (`cblas_sgemm`) and lets the depthwise convolution run eight channels at a
-/// time. The first convolution is an im2col product.
+/// matrix product and lets the depthwise convolution run along contiguous channels. The first
+/// convolution is an im2col product.
+///
+/// The arithmetic is the `CGemm` C target's (our own code): a register-tiled matrix product
+/// over weights packed once, here, into 32-column panels, with bias and ReLU applied as each
+/// tile is stored, and the depthwise convolution; each in an AVX-512, an AVX2+FMA and a portable
+/// version chosen at run time from CPUID (``instructionSet``).
 ///
 /// Several patches (the sources of one moment) go through together as one batch: their
 /// activations are stacked, so each pointwise product reads the layer's weights once for all of
-/// them (OpenBLAS packs the weights on every call, which costs as much as the arithmetic for the
-/// deep layers' few positions).
+/// them (the deep layers have only 6–24 positions per patch, and 15 MB of weights in all).
 ///
-/// Life cycle: `init` allocates every buffer; ``logits(patches:count:into:)`` never allocates.
-/// Not thread-safe (one instance per thread).
+/// Life cycle: `init` packs the weights and allocates every buffer;
+/// ``logits(patches:count:into:)`` never allocates. Not thread-safe (one instance per thread).
 public final class YAMNet {
     /// Frames of a patch (0.96 s at 100 frames per second).
     public static let patchFrames = 96
@@ -27,8 +33,51 @@ public final class YAMNet {
     /// Classes the network scores.
     public static let classCount = YAMNetWeights.classCount
 
+    /// The instruction set the products run on: `"avx512"`, `"avx2"` or `"portable"` (the
+    /// best this CPU and OS support).
+    public static var instructionSet: String { name(of: sc_gemm_current()) }
+
+    static func name(of isa: sc_gemm_isa) -> String {
+        switch isa {
+        case SC_GEMM_AVX512: "avx512"
+        case SC_GEMM_AVX2: "avx2"
+        default: "portable"
+        }
+    }
+
+    /// Makes every later forward pass in this process use `name` (`"avx512"`, `"avx2"` or
+    /// `"portable"`), for tests and benchmarks comparing the versions.
+    /// - Returns: false (and nothing changes) when this machine cannot run it.
+    @discardableResult
+    public static func useInstructionSet(_ name: String) -> Bool {
+        let isa: sc_gemm_isa
+        switch name {
+        case "avx512": isa = SC_GEMM_AVX512
+        case "avx2": isa = SC_GEMM_AVX2
+        case "portable": isa = SC_GEMM_PORTABLE
+        default: return false
+        }
+        return sc_gemm_use(isa) != 0
+    }
+
+    /// Every instruction set this machine can run, best first.
+    public static var supportedInstructionSets: [String] {
+        let best = sc_gemm_best().rawValue
+        return [SC_GEMM_AVX512, SC_GEMM_AVX2, SC_GEMM_PORTABLE].filter { $0.rawValue <= best }.map(name(of:))
+    }
+
     /// The weights.
     public let weights: YAMNetWeights
+    /// A pointwise (or first, or dense) layer's weights packed for `sc_gemm`, and its shape.
+    private struct Packed {
+        let weights: UnsafeMutablePointer<Float>
+        let outputs: Int, inputs: Int
+    }
+    private let first: Packed
+    private let pointwise: [Packed]
+    private let dense: Packed
+    /// The one allocation that holds every packed layer.
+    private let packedBlock: UnsafeMutablePointer<Float>
     private let a: UnsafeMutablePointer<Float>
     private let b: UnsafeMutablePointer<Float>
     private let columns: UnsafeMutablePointer<Float>
@@ -44,7 +93,25 @@ public final class YAMNet {
         precondition(maximumBatch >= 1, "a batch holds at least one patch")
         self.maximumBatch = maximumBatch
         self.weights = weights
-        if case .failure(let error) = BLAS.functions { preconditionFailure(error.description) }
+        // Every layer's packed weights in one block (huge pages; each layer 64-byte aligned, as
+        // the kernels load whole panel rows aligned).
+        let shapes = [(YAMNetWeights.firstChannels, 9)] + weights.blocks.map { ($0.outputChannels, $0.inputChannels) }
+            + [(Self.classCount, weights.blocks.last!.outputChannels)]
+        let counts = shapes.map { (sc_gemm_packed_count(Int32($0.0), Int32($0.1)) + 15) / 16 * 16 }
+        guard let block = sc_gemm_allocate(counts.reduce(0, +)) else { preconditionFailure("out of memory for YAMNet's weights") }
+        packedBlock = block
+        var next = block
+        func pack(_ w: [Float], outputs: Int, inputs: Int, count: Int) -> Packed {
+            let p = next
+            next += count
+            w.withUnsafeBufferPointer { sc_gemm_pack($0.baseAddress!, Int32(outputs), Int32(inputs), p) }
+            return Packed(weights: p, outputs: outputs, inputs: inputs)
+        }
+        first = pack(weights.first, outputs: YAMNetWeights.firstChannels, inputs: 9, count: counts[0])
+        pointwise = weights.blocks.enumerated().map { i, b in
+            pack(b.pointwise, outputs: b.outputChannels, inputs: b.inputChannels, count: counts[i + 1])
+        }
+        dense = pack(weights.dense, outputs: Self.classCount, inputs: weights.blocks.last!.outputChannels, count: counts.last!)
         // Largest activation: the first block's pointwise output, 48 × 32 × 64.
         var h = Self.patchFrames / 2, w = Self.melBands / 2, largest = h * w * YAMNetWeights.firstChannels
         for block in weights.blocks {
@@ -52,15 +119,18 @@ public final class YAMNet {
             largest = max(largest, h * w * max(block.inputChannels, block.outputChannels))
         }
         capacity = largest
-        a = .allocate(capacity: largest * maximumBatch)
-        b = .allocate(capacity: largest * maximumBatch)
-        a.initialize(repeating: 0, count: largest * maximumBatch)
-        b.initialize(repeating: 0, count: largest * maximumBatch)
+        a = Self.aligned(largest * maximumBatch)
+        b = Self.aligned(largest * maximumBatch)
         let positions = (Self.patchFrames / 2) * (Self.melBands / 2)
-        columns = .allocate(capacity: positions * 9 * maximumBatch)
-        columns.initialize(repeating: 0, count: positions * 9 * maximumBatch)
-        pooled = .allocate(capacity: 1024 * maximumBatch)
-        pooled.initialize(repeating: 0, count: 1024 * maximumBatch)
+        columns = Self.aligned(positions * 9 * maximumBatch)
+        pooled = Self.aligned(1024 * maximumBatch)
+    }
+
+    /// `count` zeroed floats, 64-byte aligned.
+    private static func aligned(_ count: Int) -> UnsafeMutablePointer<Float> {
+        let p = UnsafeMutableRawPointer.allocate(byteCount: count * 4, alignment: 64).bindMemory(to: Float.self, capacity: count)
+        p.initialize(repeating: 0, count: count)
+        return p
     }
 
     deinit {
@@ -68,6 +138,7 @@ public final class YAMNet {
         b.deallocate()
         columns.deallocate()
         pooled.deallocate()
+        sc_gemm_free(packedBlock)
     }
 
     /// The 521 logits (before the sigmoid) of one patch.
@@ -104,27 +175,26 @@ public final class YAMNet {
                 }
             }
         }
-        weights.first.withUnsafeBufferPointer { wts in
-            BLAS.multiplyTransposed(columns, wts.baseAddress!, into: a, m: count * h * w, n: YAMNetWeights.firstChannels, k: 9)
+        weights.firstBias.withUnsafeBufferPointer { bias in
+            product(columns, first, rows: count * h * w, bias: bias.baseAddress!, relu: true, into: a)
         }
-        weights.firstBias.withUnsafeBufferPointer { addBiasReLU(a, rows: count * h * w, bias: $0) }
         // The 13 blocks: depthwise a → b (patch by patch), pointwise b → a (all patches in one product).
-        for block in weights.blocks {
+        for (index, block) in weights.blocks.enumerated() {
             let (oh, ow) = block.stride == 2 ? (h / 2, w / 2) : (h, w)
             let c = block.inputChannels
             block.depthwise.withUnsafeBufferPointer { k in
                 block.depthwiseBias.withUnsafeBufferPointer { bias in
                     for n in 0..<count {
-                        depthwise(a + n * h * w * c, b + n * oh * ow * c, height: h, width: w, channels: c,
-                                  stride: block.stride, kernel: k.baseAddress!, bias: bias.baseAddress!)
+                        sc_depthwise3x3(
+                            a + n * h * w * c, b + n * oh * ow * c, Int32(h), Int32(w), Int32(c), Int32(block.stride),
+                            k.baseAddress!, bias.baseAddress!)
                     }
                 }
             }
             h = oh; w = ow
-            block.pointwise.withUnsafeBufferPointer { wts in
-                BLAS.multiplyTransposed(b, wts.baseAddress!, into: a, m: count * h * w, n: block.outputChannels, k: c)
+            block.pointwiseBias.withUnsafeBufferPointer { bias in
+                product(b, pointwise[index], rows: count * h * w, bias: bias.baseAddress!, relu: true, into: a)
             }
-            block.pointwiseBias.withUnsafeBufferPointer { addBiasReLU(a, rows: count * h * w, bias: $0) }
         }
         // Global average pooling, then the dense layer.
         let channels = weights.blocks.last!.outputChannels
@@ -135,64 +205,18 @@ public final class YAMNet {
             for p in 0..<(h * w) { for c in 0..<channels { out[c] += x[p * channels + c] } }
             for c in 0..<channels { out[c] *= scale }
         }
-        weights.dense.withUnsafeBufferPointer { wts in
-            BLAS.multiplyTransposed(pooled, wts.baseAddress!, into: logits, m: count, n: Self.classCount, k: channels)
-        }
         weights.denseBias.withUnsafeBufferPointer { bias in
-            for n in 0..<count { for c in 0..<Self.classCount { logits[n * Self.classCount + c] += bias[c] } }
+            product(pooled, dense, rows: count, bias: bias.baseAddress!, relu: false, into: logits)
         }
     }
 
-    /// `x[r][c] = max(0, x[r][c] + bias[c])`, eight channels at a time.
-    private func addBiasReLU(_ x: UnsafeMutablePointer<Float>, rows: Int, bias: UnsafeBufferPointer<Float>) {
-        let channels = bias.count
-        let raw = UnsafeMutableRawPointer(x), braw = UnsafeRawPointer(bias.baseAddress!)
-        let zero = SIMD8<Float>()
-        for r in 0..<rows {
-            var c = 0
-            while c < channels {
-                let offset = (r * channels + c) * 4
-                let v = raw.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
-                    + braw.loadUnaligned(fromByteOffset: c * 4, as: SIMD8<Float>.self)
-                raw.storeBytes(of: v.replacing(with: zero, where: v .< zero), toByteOffset: offset, as: SIMD8<Float>.self)
-                c += 8
-            }
-        }
-    }
-
-    /// Depthwise 3×3 convolution with bias and ReLU, SAME padding, channel-last, eight channels
-    /// at a time (every channel count here is a multiple of 8).
-    private func depthwise(
-        _ input: UnsafeMutablePointer<Float>, _ output: UnsafeMutablePointer<Float>, height: Int, width: Int,
-        channels: Int, stride: Int, kernel: UnsafePointer<Float>, bias: UnsafePointer<Float>
+    /// `output[rows × outputs] = act(input[rows × inputs] · Wᵀ + bias)` through `sc_gemm`.
+    @inline(__always)
+    private func product(
+        _ input: UnsafePointer<Float>, _ layer: Packed, rows: Int, bias: UnsafePointer<Float>, relu: Bool,
+        into output: UnsafeMutablePointer<Float>
     ) {
-        let outH = stride == 2 ? height / 2 : height, outW = stride == 2 ? width / 2 : width
-        let pad = stride == 2 ? 0 : 1
-        let inRaw = UnsafeRawPointer(input), outRaw = UnsafeMutableRawPointer(output)
-        let kRaw = UnsafeRawPointer(kernel), bRaw = UnsafeRawPointer(bias)
-        let zero = SIMD8<Float>()
-        for oy in 0..<outH {
-            for ox in 0..<outW {
-                let outBase = (oy * outW + ox) * channels
-                var c = 0
-                while c < channels {
-                    var acc = bRaw.loadUnaligned(fromByteOffset: c * 4, as: SIMD8<Float>.self)
-                    for ky in 0..<3 {
-                        let y = oy * stride + ky - pad
-                        if y < 0 || y >= height { continue }
-                        for kx in 0..<3 {
-                            let x = ox * stride + kx - pad
-                            if x < 0 || x >= width { continue }
-                            let v = inRaw.loadUnaligned(fromByteOffset: ((y * width + x) * channels + c) * 4, as: SIMD8<Float>.self)
-                            let k = kRaw.loadUnaligned(fromByteOffset: ((3 * ky + kx) * channels + c) * 4, as: SIMD8<Float>.self)
-                            acc += v * k
-                        }
-                    }
-                    outRaw.storeBytes(of: acc.replacing(with: zero, where: acc .< zero), toByteOffset: (outBase + c) * 4, as: SIMD8<Float>.self)
-                    c += 8
-                }
-            }
-        }
+        sc_gemm(input, Int32(rows), Int32(layer.inputs), layer.weights, Int32(layer.outputs), bias, relu ? 1 : 0, output)
     }
 
     /// The sigmoid of a logit: the class's score, 0…1.

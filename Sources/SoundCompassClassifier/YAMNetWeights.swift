@@ -68,12 +68,16 @@ public struct YAMNetWeights: Sendable {
     /// - Throws: ``ClassifierError/modelMissing(path:)`` when it is not there,
     ///   ``ClassifierError/badWeights(path:problem:)`` when its layout is not YAMNet's.
     public init(path: String) throws(ClassifierError) {
-        let bytes = try Self.read(path)
-        var reader = Reader(bytes: bytes, path: path)
-        guard bytes.count >= 16, Array(bytes[0..<8]) == Array("SCYAMNET".utf8) else {
+        // Read tensor by tensor straight into the arrays (no copy of the whole 15 MB file first).
+        guard let file = fopen(path, "rb") else {
+            if errno == ENOENT { throw .modelMissing(path: path) }
+            throw .badWeights(path: path, problem: String(cString: strerror(errno)))
+        }
+        defer { fclose(file) }
+        var reader = Reader(file: file, path: path)
+        guard let magic = reader.bytes(8), magic == Array("SCYAMNET".utf8) else {
             throw .badWeights(path: path, problem: "no SCYAMNET header")
         }
-        reader.offset = 8
         let version = try reader.u32()
         guard version == 1 else { throw .badWeights(path: path, problem: "version \(version), expected 1") }
         let count = try reader.u32()
@@ -99,9 +103,13 @@ public struct YAMNetWeights: Sendable {
         self.blocks = blocks
         dense = try reader.tensor([Self.classCount, channels])
         denseBias = try reader.tensor([Self.classCount])
-        guard reader.offset == bytes.count else {
-            throw .badWeights(path: path, problem: "\(bytes.count - reader.offset) bytes after the last tensor")
+        if fgetc(file) != EOF {
+            // How much more: from the size when the file has one, else "some".
+            let here = ftell(file) - 1
+            let extra = fseek(file, 0, SEEK_END) == 0 && here >= 0 ? "\(ftell(file) - here)" : "some"
+            throw .badWeights(path: path, problem: "\(extra) bytes after the last tensor")
         }
+        if ferror(file) != 0 { throw .badWeights(path: path, problem: "read error") }
     }
 
     /// The whole file.
@@ -112,6 +120,11 @@ public struct YAMNetWeights: Sendable {
         }
         defer { fclose(file) }
         var bytes: [UInt8] = []
+        // One allocation when the size is known (a regular file); a stream grows as it is read.
+        if fseek(file, 0, SEEK_END) == 0 {
+            bytes.reserveCapacity(max(0, ftell(file)))
+            rewind(file)
+        }
         var chunk = [UInt8](repeating: 0, count: 1 << 20)
         while true {
             let n = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
@@ -124,15 +137,20 @@ public struct YAMNetWeights: Sendable {
 
     /// Reads the file's little-endian fields in order.
     struct Reader {
-        let bytes: [UInt8]
+        let file: UnsafeMutablePointer<FILE>
         let path: String
-        var offset = 0
+
+        /// The next `count` bytes, or nil at the end of the file.
+        mutating func bytes(_ count: Int) -> [UInt8]? {
+            var out = [UInt8](repeating: 0, count: count)
+            let n = out.withUnsafeMutableBytes { fread($0.baseAddress, 1, count, file) }
+            return n == count ? out : nil
+        }
 
         mutating func u32() throws(ClassifierError) -> Int {
-            guard offset + 4 <= bytes.count else { throw .badWeights(path: path, problem: "truncated") }
+            guard let b = bytes(4) else { throw .badWeights(path: path, problem: "truncated") }
             var v: UInt32 = 0
-            for i in 0..<4 { v |= UInt32(bytes[offset + i]) << (8 * UInt32(i)) }
-            offset += 4
+            for i in 0..<4 { v |= UInt32(b[i]) << (8 * UInt32(i)) }
             return Int(v)
         }
 
@@ -145,15 +163,20 @@ public struct YAMNetWeights: Sendable {
                 throw .badWeights(path: path, problem: "a tensor of shape \(dims) where \(shape) belongs")
             }
             let count = shape.reduce(1, *)
-            guard offset + 4 * count <= bytes.count else { throw .badWeights(path: path, problem: "truncated") }
-            var values = [Float](repeating: 0, count: count)
-            bytes.withUnsafeBytes { raw in
-                for i in 0..<count {
-                    let bits = raw.loadUnaligned(fromByteOffset: offset + 4 * i, as: UInt32.self)
-                    values[i] = Float(bitPattern: UInt32(littleEndian: bits))
+            var complete = true
+            let file = self.file
+            let values = [Float](unsafeUninitializedCapacity: count) { out, initialized in
+                let read = fread(out.baseAddress!, 4, count, file)
+                if read < count {
+                    complete = false
+                    for i in read..<count { out[i] = 0 }
                 }
+                #if !_endian(little)
+                for i in 0..<count { out[i] = Float(bitPattern: UInt32(littleEndian: out[i].bitPattern)) }
+                #endif
+                initialized = count
             }
-            offset += 4 * count
+            guard complete else { throw .badWeights(path: path, problem: "truncated") }
             for v in values where !v.isFinite { throw .badWeights(path: path, problem: "a non-finite weight") }
             return values
         }

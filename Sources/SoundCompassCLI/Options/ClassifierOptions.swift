@@ -35,7 +35,7 @@ struct ClassifierOptions: ParsableArguments {
             writer?.labels = true
         } catch {
             let status: ExitStatus = switch error {
-            case .modelMissing, .blasMissing: .noInput
+            case .modelMissing: .noInput
             case .unknownLabel: .usage
             case .badWeights, .badClassMap, .resampler: .dataError
             }
