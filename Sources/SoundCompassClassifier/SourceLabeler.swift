@@ -15,9 +15,11 @@ import Musl
 /// `τ(θ)` (``ArrayModel/delay(lateral:)``), so bin k's cross-spectrum `L·R*` has phase `ωₖ·τ(θ)`.
 /// Each bin of each 10 ms frame goes to the heard source whose expected phase is nearest its
 /// measured one (the largest `cos(φₖ − ωₖτ)`); a source's patch is the mixture's magnitude in
-/// its bins and zero elsewhere, then mel and log as YAMNet's front end. One heard source gets
-/// every bin; with none heard the whole mixture is classified instead (for the record's own
-/// label). A coincident pair has no delay to go by: each source gets the mixture.
+/// its bins and ``rejectedBinGain`` (−30 dB) of it elsewhere, scaled so that its loud frames
+/// sit at ``patchLevel``, then mel and log as YAMNet's front end. One heard source gets every
+/// bin (scaled the same way); with none heard the whole mixture is classified as it is (for the
+/// record's own label; silence stays silence). A coincident pair has no delay to go by: each
+/// source gets the (scaled) mixture. A label scoring under ``minimumLabelScore`` is withheld.
 ///
 /// The record's ``AnalysisRecord/label`` is the loudest heard source's label, or the mixture's
 /// when none is heard. A label is that of the latest patch (the 0.96 s ending at most 0.48 s
@@ -36,6 +38,25 @@ public final class SourceLabeler: RecordLabeler {
     private static let bins = LogMelFrontEnd.binCount
     private static let frames = YAMNet.patchFrames
     private static let hop = YAMNet.patchFrames / 2
+
+    /// The gain of a bin that points at another source, in a source's patch (−30 dB). A bin is
+    /// attenuated rather than zeroed: zeroed bins leave holes at log(0.001) between a tone's
+    /// harmonics, and YAMNet hears a harmonic sound with holes as a telephone or a doorbell
+    /// (with the ideal binary mask at RT60 0.3 s the siren read as a siren in 19 % of its
+    /// patches with holes and 43 % with this floor; Docs/Classification.md).
+    public static let rejectedBinGain: Float = 0.03
+    /// The level a source's patch is scaled to before it is classified: the 90th percentile of
+    /// its frames' power `Σₖ|Xₖ|²` (the 257 bins of YAMNet's unnormalised 512-point FFT of a
+    /// 400-sample Hann-windowed frame at 16 kHz), 10^4.5 (45 dB; white noise of RMS 0.91 has
+    /// this power). YAMNet's scores depend on level (AudioSet's clips are loud), and a masked
+    /// patch keeps only part of its source's energy: normalising makes a source's label
+    /// independent of the recording's gain and of how much of its energy the mask kept.
+    public static let patchLevel: Float = 31_622.8
+    /// The largest gain (magnitude) ``patchLevel`` may apply: +30 dB.
+    public static let maximumLevelGain: Float = 31.62
+    /// A label whose best reported score is below this is withheld (`null`) unless it alerts:
+    /// see ``reported(_:)``.
+    public static let minimumLabelScore: Double = 0.1
 
     private let frontEnd = LogMelFrontEnd()
     private let resampler: Resampler
@@ -60,6 +81,10 @@ public final class SourceLabeler: RecordLabeler {
     private let patches: UnsafeMutablePointer<Float>
     private let winners: UnsafeMutablePointer<Int32>
     private let masked: UnsafeMutablePointer<Float>
+    /// Per patch its frames' power, its gain; scratch for the percentile.
+    private let framePower: UnsafeMutablePointer<Float>
+    private let gains: UnsafeMutablePointer<Float>
+    private let sortScratch: UnsafeMutablePointer<Float>
     private var heard: [Int]
     /// Labels by source id (slots reused as ids go away) and the mixture's.
     private var slotIDs: [Int], slotLabels: [SoundLabel?]
@@ -110,6 +135,12 @@ public final class SourceLabeler: RecordLabeler {
         winners.initialize(repeating: 0, count: Self.bins)
         masked = .allocate(capacity: Self.bins)
         masked.initialize(repeating: 0, count: Self.bins)
+        framePower = .allocate(capacity: capacity * Self.frames)
+        framePower.initialize(repeating: 0, count: capacity * Self.frames)
+        gains = .allocate(capacity: capacity)
+        gains.initialize(repeating: 1, count: capacity)
+        sortScratch = .allocate(capacity: Self.frames)
+        sortScratch.initialize(repeating: 0, count: Self.frames)
         slotIDs = [Int](repeating: -1, count: capacity + 4)
         slotLabels = [SoundLabel?](repeating: nil, count: capacity + 4)
         sourcesBuffer = []
@@ -117,7 +148,7 @@ public final class SourceLabeler: RecordLabeler {
     }
 
     deinit {
-        for p in [clean.left, clean.right, pending.left, pending.right, spectrumLeft, spectrumRight, magnitudes, cross, rotations, patches, masked] {
+        for p in [clean.left, clean.right, pending.left, pending.right, spectrumLeft, spectrumRight, magnitudes, cross, rotations, patches, masked, framePower, gains, sortScratch] {
             p.deallocate()
         }
         winners.deallocate()
@@ -192,8 +223,8 @@ public final class SourceLabeler: RecordLabeler {
         for i in 0..<sourceCount where sourceActive[i] { heard.append(i) }
         let count = heard.count
         if count == 0 {
-            buildPatches(sources: 0)
-            mixtureLabel = classifier.label(patch: patches)
+            buildPatches(sources: 0, normalised: false)
+            mixtureLabel = Self.reported(classifier.label(patch: patches))
             patchesClassified += 1
             return
         }
@@ -210,43 +241,106 @@ public final class SourceLabeler: RecordLabeler {
         }
         // A coincident pair: one mixture patch names every source.
         let coincident = model.kind == .coincident
-        buildPatches(sources: coincident ? 0 : count)
+        buildPatches(sources: coincident ? 0 : count, normalised: true)
         let batch = coincident ? 1 : count
         classifier.classify(patches: patches, count: batch)
         patchesClassified += batch
         for (j, i) in heard.enumerated() {
-            store(classifier.label(ofPatch: coincident ? 0 : j), id: sourceIDs[i])
+            store(Self.reported(classifier.label(ofPatch: coincident ? 0 : j)), id: sourceIDs[i])
         }
     }
 
     /// The patches of the last 96 frames: with `sources` = 0 the mixture's (in the first
-    /// patch), else one per heard source from the nearest-phase mask.
-    private func buildPatches(sources: Int) {
+    /// patch), else one per heard source from the nearest-phase mask. With `normalised`, each
+    /// patch's magnitudes are scaled so that its loud frames sit at ``patchLevel`` (see there).
+    private func buildPatches(sources: Int, normalised: Bool) {
         let melBands = YAMNet.melBands
+        let patchCount = max(1, sources)
+        // Pass 1: each patch's per-frame power (with the mask), for its level.
+        if normalised {
+            for f in 0..<Self.frames {
+                let slot = (ringHead + f) % Self.frames
+                let mag = magnitudes + slot * Self.bins
+                if sources <= 1 {
+                    var p: Float = 0
+                    for k in 0..<Self.bins { p += mag[k] * mag[k] }
+                    framePower[f] = p
+                    continue
+                }
+                assignBins(slot: slot, sources: sources)
+                for j in 0..<sources {
+                    var p: Float = 0
+                    for k in 0..<Self.bins {
+                        let m = winners[k] == Int32(j) ? mag[k] : Self.rejectedBinGain * mag[k]
+                        p += m * m
+                    }
+                    framePower[j * Self.frames + f] = p
+                }
+            }
+            for j in 0..<patchCount { gains[j] = Self.levelGain(framePowers: framePower + j * Self.frames, scratch: sortScratch) }
+        } else {
+            for j in 0..<patchCount { gains[j] = 1 }
+        }
+        // Pass 2: masked, scaled magnitudes into mel and log.
         for f in 0..<Self.frames {
             let slot = (ringHead + f) % Self.frames  // oldest first
-            let mag = magnitudes + slot * Self.bins, g = cross + slot * Self.bins * 2
+            let mag = magnitudes + slot * Self.bins
             if sources <= 1 {
-                frontEnd.logMel(magnitudes: mag, into: patches + f * melBands)
+                let g = gains[0]
+                for k in 0..<Self.bins { masked[k] = g * mag[k] }
+                frontEnd.logMel(magnitudes: masked, into: patches + f * melBands)
                 continue
             }
-            for k in 0..<Self.bins {
-                var best: Int32 = 0, bestFit: Float = -2
-                for j in 0..<sources {
-                    let rot = rotations + j * Self.bins * 2
-                    let fit = g[2 * k] * rot[2 * k] + g[2 * k + 1] * rot[2 * k + 1]
-                    if fit > bestFit { bestFit = fit; best = Int32(j) }
-                }
-                winners[k] = best
-            }
+            assignBins(slot: slot, sources: sources)
             for j in 0..<sources {
-                for k in 0..<Self.bins { masked[k] = winners[k] == Int32(j) ? mag[k] : 0 }
+                let g = gains[j], rejected = Self.rejectedBinGain * gains[j]
+                for k in 0..<Self.bins { masked[k] = (winners[k] == Int32(j) ? g : rejected) * mag[k] }
                 frontEnd.logMel(magnitudes: masked, into: patches + j * Self.frames * melBands + f * melBands)
             }
         }
     }
 
-    private func store(_ label: SoundLabel, id: Int) {
+    /// Each bin of ring frame `slot` to the heard source whose expected phase fits best (into ``winners``).
+    private func assignBins(slot: Int, sources: Int) {
+        let g = cross + slot * Self.bins * 2
+        for k in 0..<Self.bins {
+            var best: Int32 = 0, bestFit: Float = -2
+            for j in 0..<sources {
+                let rot = rotations + j * Self.bins * 2
+                let fit = g[2 * k] * rot[2 * k] + g[2 * k + 1] * rot[2 * k + 1]
+                if fit > bestFit { bestFit = fit; best = Int32(j) }
+            }
+            winners[k] = best
+        }
+    }
+
+    /// The magnitude gain that brings a patch's level (the 90th percentile of its 96 frame
+    /// powers) to ``patchLevel``, at most ``maximumLevelGain``; 1 for a patch with no power.
+    static func levelGain(framePowers: UnsafePointer<Float>, scratch: UnsafeMutablePointer<Float>) -> Float {
+        let n = frames
+        scratch.update(from: framePowers, count: n)
+        // Insertion sort of 96 values (no allocation).
+        for i in 1..<n {
+            let v = scratch[i]
+            var j = i - 1
+            while j >= 0 && scratch[j] > v { scratch[j + 1] = scratch[j]; j -= 1 }
+            scratch[j + 1] = v
+        }
+        let level = scratch[((n - 1) * 9) / 10]
+        guard level > 0, level.isFinite else { return 1 }
+        return min(maximumLevelGain, (patchLevel / level).squareRoot())
+    }
+
+    /// `label`, or nil when its best score is below ``minimumLabelScore`` and it raises no
+    /// alert. The floor lies in the gap measured on TestSignals' sounds (NumPy YAMNet, `--labels
+    /// everyday`, patches every 0.48 s): a sound of the set scored 0.21 or more for its own
+    /// group (beeps 0.21–0.94, the siren 0.24–0.86, speech 0.56–1.0, silence 1.0), a sound outside
+    /// it 0.06 or less (pink noise of RMS 0.1: 0.001–0.010, white noise: 0.004–0.057).
+    public static func reported(_ label: SoundLabel) -> SoundLabel? {
+        label.score >= minimumLabelScore || label.alert ? label : nil
+    }
+
+    private func store(_ label: SoundLabel?, id: Int) {
         var slot = slotIDs.firstIndex(of: id)
         if slot == nil {
             // A slot whose source is gone.
