@@ -212,9 +212,10 @@ package final class MultiSourceTracker {
     /// - Parameters:
     ///   - candidates: the frame's candidates, strongest first; the first `count` are valid.
     ///   - averageLevelDBFS: the frame level averaged over the candidate window.
-    ///   - yaw: the listener's yaw at this frame, degrees (unwrapped, from an IMU; nil without
-    ///     one): its change since the last frame moves each source of known hemisphere across
-    ///     the pair (see ``turned(_:hemisphere:by:)``).
+    ///   - yaw: the listener's yaw the candidates were heard at, degrees (unwrapped, from an IMU;
+    ///     nil without one; ``SourceCandidateFinder/averageYaw``, which lags the frame's yaw as
+    ///     the candidates' average lags the turn): its change since the last frame moves each
+    ///     source of known hemisphere across the pair (see ``turned(_:hemisphere:by:)``).
     ///   - records: replaced by the sources (capacity kept).
     package func update(
         candidates: [SourceCandidate], count: Int, averageLevelDBFS: Double, yaw: Double? = nil,
