@@ -51,6 +51,9 @@ public final class StreamingAnalyzer {
     /// The multi-source candidates and tracker (nil when ``AnalysisConfiguration/maxSources`` is 0).
     private let sourceCandidates: SourceCandidateFinder?
     private let sourceTracker: MultiSourceTracker?
+    /// The yaw the sources of the current frame are tracked at (``SourceCandidateFinder/averageYaw``:
+    /// the candidates' average lags the turn), degrees, unwrapped; nil without one.
+    private var sourceYaw: Double?
 
     /// Device yaw over time, from an IMU: when set, every record carries ``AnalysisRecord/yaw``
     /// and front/back is resolved from the turning (see ``FrontBackResolver``). It may grow
@@ -136,6 +139,7 @@ public final class StreamingAnalyzer {
         sourceTracker?.reset()
         sourceResults.removeAll(keepingCapacity: true)
         record.sources.removeAll(keepingCapacity: true)
+        sourceYaw = nil
     }
 
     /// Takes in a block of samples and emits the record of every frame it completes; the
@@ -280,17 +284,22 @@ public final class StreamingAnalyzer {
         if let sourceCandidates, let sourceTracker {
             sourceCandidates.update(
                 spectra: spectra, levelDBFS: estimate.levels.levelDBFS, aboveGate: estimate.aboveGate,
-                weight: frame.tailWeight)
+                weight: frame.tailWeight, yaw: frame.yaw)
+            // The candidates come from correlations averaged over the source window: they place
+            // each source as heard at the yaw averaged alike, which lags a turning head by about
+            // the window. The tracker's turn prediction and each source's front/back take that yaw.
+            sourceYaw = sourceCandidates.averageYaw
             sourceCandidates.find(lowFrequencyShare: estimate.lowFrequencyShare)
             sourceTracker.update(
                 candidates: sourceCandidates.candidates, count: sourceCandidates.count,
-                averageLevelDBFS: sourceCandidates.averageLevelDBFS, yaw: frame.yaw, into: &sourceResults)
+                averageLevelDBFS: sourceCandidates.averageLevelDBFS, yaw: sourceYaw, into: &sourceResults)
             // Each source's own front/back, from a histogram of the candidates' world bearings;
             // the tracker moves each source by the next frames' turning in its own hemisphere.
             if orientation != nil {
                 sourceFrontBack.update(
-                    yaw: frame.yaw, active: frame.active, candidates: sourceCandidates.candidates,
-                    count: sourceCandidates.count, sources: sourceResults)
+                    yaw: sourceYaw, active: frame.active, candidates: sourceCandidates.candidates,
+                    count: sourceCandidates.count, sources: sourceResults,
+                    heardAzimuths: sourceTracker.heardAzimuths, heardShares: sourceTracker.heardShares)
                 for i in 0..<min(sourceResults.count, sourceFrontBack.hemispheres.count) {
                     sourceTracker.setHemisphere(sourceFrontBack.hemispheres[i], ofSourceWithID: sourceResults[i].id)
                 }
@@ -335,9 +344,15 @@ public final class StreamingAnalyzer {
         record.sources.removeAll(keepingCapacity: true)
         for (i, source) in sourceResults.enumerated() {
             var resolved = source
-            let hemisphere = orientation == nil ? Hemisphere.unknown : sourceFrontBack.hemispheres[i]
+            var hemisphere = orientation == nil ? Hemisphere.unknown : sourceFrontBack.hemispheres[i]
+            var lateral = source.azimuth
+            // Tracked at the candidates' (lagging) yaw: moved by the turn since then to where
+            // the source is heard at the frame's yaw, in its hemisphere (unknown: unmoved).
+            if let yaw = frame.yaw, let sourceYaw, yaw != sourceYaw {
+                (lateral, hemisphere) = MultiSourceTracker.turned(lateral, hemisphere: hemisphere, by: yaw - sourceYaw)
+            }
             resolved.hemisphere = hemisphere
-            resolved.azimuth = frame.resolved(source.azimuth, hemisphere: hemisphere)
+            resolved.azimuth = frame.resolved(lateral, hemisphere: hemisphere)
             resolved.worldAzimuth = frame.worldAzimuth(resolved.azimuth, hemisphere: hemisphere)
             record.sources.append(resolved)
         }

@@ -45,6 +45,11 @@ import Musl
 /// - A tentative track can only become a source while fewer than `maxSources` exist, or by
 ///   replacing the weakest inactive one.
 ///
+/// - **Reported.** Each source record carries the hemisphere the track holds before this
+///   frame's decision (``SourceRecord/hemisphere``), and ``heardAzimuths`` the candidate it took:
+///   ``SourceFrontBack`` decides each source from its own candidate, and falls back on the
+///   track's hemisphere, so the decision follows the track through id changes and recalls.
+///
 /// Life cycle: `init` allocates; ``update(candidates:count:averageLevelDBFS:yaw:into:)`` and
 /// ``setHemisphere(_:ofSourceWithID:)`` never allocate (given a `sources` array it may write into without copying).
 package final class MultiSourceTracker {
@@ -117,6 +122,9 @@ package final class MultiSourceTracker {
         /// last matched in.
         var heardHemisphere = Hemisphere.unknown
         var heardYaw: Double?
+        /// The bearing (degrees) of the candidate it took this frame and that candidate's
+        /// share of the evidence (NaN and 0: none).
+        var candidateAzimuth = Double.nan, candidateShare = 0.0
     }
 
     /// A source dropped for silence, as `recall` remembers it.
@@ -156,6 +164,12 @@ package final class MultiSourceTracker {
     private var trackOf: [Int]
     /// Each candidate's echo as the tracks take it (see `assignEchoes`).
     private var echoes: [Double]
+    /// For each source of the last ``update(candidates:count:averageLevelDBFS:yaw:into:)``, in
+    /// the records' order: the bearing of the candidate it took that frame, degrees (NaN: it
+    /// took none), and that candidate's share of the evidence (0…1). No two sources took the
+    /// same candidate. Entries past the records' count are stale.
+    package private(set) var heardAzimuths: [Double]
+    package private(set) var heardShares: [Double]
 
     /// - Parameters:
     ///   - configuration: the analysis settings (``AnalysisConfiguration/maxSources`` > 0).
@@ -170,6 +184,8 @@ package final class MultiSourceTracker {
         self.trackOf = [Int](repeating: -1, count: max(1, candidateCapacity))
         self.echoes = [Double](repeating: 0, count: max(1, candidateCapacity))
         self.gone = [Gone](repeating: Gone(), count: 2 * max(1, configuration.maxSources))
+        self.heardAzimuths = [Double](repeating: .nan, count: max(1, configuration.maxSources))
+        self.heardShares = [Double](repeating: 0, count: max(1, configuration.maxSources))
         self.recallFrames = Int((Self.recallSeconds / configuration.hopDuration).rounded(.up))
         self.recallCoastFrames = Int((Self.recallCoastSeconds / configuration.hopDuration).rounded())
     }
@@ -196,9 +212,10 @@ package final class MultiSourceTracker {
     /// - Parameters:
     ///   - candidates: the frame's candidates, strongest first; the first `count` are valid.
     ///   - averageLevelDBFS: the frame level averaged over the candidate window.
-    ///   - yaw: the listener's yaw at this frame, degrees (unwrapped, from an IMU; nil without
-    ///     one): its change since the last frame moves each source of known hemisphere across
-    ///     the pair (see ``turned(_:hemisphere:by:)``).
+    ///   - yaw: the listener's yaw the candidates were heard at, degrees (unwrapped, from an IMU;
+    ///     nil without one; ``SourceCandidateFinder/averageYaw``, which lags the frame's yaw as
+    ///     the candidates' average lags the turn): its change since the last frame moves each
+    ///     source of known hemisphere across the pair (see ``turned(_:hemisphere:by:)``).
     ///   - records: replaced by the sources (capacity kept).
     package func update(
         candidates: [SourceCandidate], count: Int, averageLevelDBFS: Double, yaw: Double? = nil,
@@ -256,6 +273,8 @@ package final class MultiSourceTracker {
             }
             tracks[t].azimuth = max(-90, min(90, predicted))
             tracks[t].matched = false
+            tracks[t].candidateAzimuth = .nan
+            tracks[t].candidateShare = 0
         }
     }
 
@@ -294,6 +313,8 @@ package final class MultiSourceTracker {
             track.heardFrame = frame
             track.heardYaw = yaw
             track.heardHemisphere = track.hemisphere
+            track.candidateAzimuth = candidate.azimuth
+            track.candidateShare = candidate.share
             track.confidence += smoothing * (Self.evidence(candidate) - track.confidence)
             let level = averageLevelDBFS + 10 * log10(max(candidate.share, 1e-6))
             track.levelDBFS = track.hits == 1 ? level : track.levelDBFS + smoothing * (level - track.levelDBFS)
@@ -481,10 +502,16 @@ package final class MultiSourceTracker {
             guard next >= 0 else { break }
             let track = tracks[next]
             lastID = track.id
-            records.append(SourceRecord(
+            heardAzimuths[records.count] = track.matched ? track.candidateAzimuth : .nan
+            heardShares[records.count] = track.matched ? track.candidateShare : 0
+            // The hemisphere it holds: as last told, moved across the pair's axis by the turn,
+            // or recalled with its id (`.unknown` without an IMU).
+            var record = SourceRecord(
                 id: track.id, azimuth: track.azimuth, confidence: max(0, min(1, track.confidence)),
                 levelDBFS: max(AnalysisRecord.silenceDBFS, track.levelDBFS),
-                active: Double(track.misses) * hop <= holdSeconds(confidence: track.confidence)))
+                active: Double(track.misses) * hop <= holdSeconds(confidence: track.confidence))
+            record.hemisphere = track.hemisphere
+            records.append(record)
         }
     }
 }

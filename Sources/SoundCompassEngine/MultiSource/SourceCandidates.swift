@@ -119,6 +119,10 @@ package final class SourceCandidateFinder {
     let smoothed: AlignedFloats
     /// Average linear power of the frames (mean of both channels, re full scale).
     private var averagePower = 0.0
+    /// The yaw of the frames in the average times their weights, averaged like the
+    /// correlation, and the weights alike (see ``averageYaw``); whether the last frame had a yaw.
+    private var yawSum = 0.0, yawWeight = 0.0
+    private var lastYaw: Double?
     let separation: Double
     /// Recursive average (like `average`) of each bin's share `|G[k]|/Σ|G|` of the frames'
     /// weighted cross-spectra: the average correlation's point-spread function is its cosine
@@ -251,6 +255,9 @@ package final class SourceCandidateFinder {
         angleAverage?.zero()
         binWeights.zero()
         averagePower = 0
+        yawSum = 0
+        yawWeight = 0
+        lastYaw = nil
         count = 0
         historyNext = 0
         historyCount = 0
@@ -266,8 +273,11 @@ package final class SourceCandidateFinder {
     ///     nothing.
     ///   - weight: the frame's tail weight (``TailWeighting``), 0…1: its values enter the
     ///     average times this, so a falling frame (the room's decay) counts less.
-    package func update(spectra: FrameSpectra, levelDBFS: Double, aboveGate: Bool, weight: Double = 1) {
+    ///   - yaw: the listener's yaw at the frame, degrees (unwrapped, from an IMU; nil without
+    ///     one), averaged like the frame into ``averageYaw``.
+    package func update(spectra: FrameSpectra, levelDBFS: Double, aboveGate: Bool, weight: Double = 1, yaw: Double? = nil) {
         gccPhat.checkCurrent(spectra)
+        averageYaw(yaw, counts: aboveGate && (angleAverage != nil || spectra.correlation != nil), weight: weight)
         if angleAverage != nil {
             // A coincident pair: its candidates come from the bins' principal angles.
             updateAngles(spectra: spectra, counts: aboveGate, weight: Float(weight), smoothing: smoothing)
@@ -302,6 +312,32 @@ package final class SourceCandidateFinder {
         }
         let power = counts ? pow(10, levelDBFS / 10) : 0
         averagePower += Double(a) * (power - averagePower)
+    }
+
+    /// The listener's yaw the average was heard at, degrees (unwrapped): the frames' yaws
+    /// weighted as the frames enter the average (each that counts, times its weight, fading with
+    /// the window); the last frame's yaw until a frame counts; nil when the last frame had none.
+    /// A turning listener hears a still source's averaged peak where the source was at this
+    /// yaw, not at the current one: the average lags the turn by about the window
+    /// (``AnalysisConfiguration/sourceWindowSeconds``), 0.3 s, in which a head turning at 45°/s
+    /// moves a source by ~13°.
+    package var averageYaw: Double? {
+        guard let lastYaw else { return nil }
+        return yawWeight > 1e-9 ? yawSum / yawWeight : lastYaw
+    }
+
+    /// Averages the frame's yaw into ``averageYaw`` (without one, forgets the yaws).
+    private func averageYaw(_ yaw: Double?, counts: Bool, weight: Double) {
+        guard let yaw, yaw.isFinite else {
+            yawSum = 0
+            yawWeight = 0
+            lastYaw = nil
+            return
+        }
+        let a = Double(smoothing), w = counts ? max(0, weight) : 0
+        yawSum += a * (w * yaw - yawSum)
+        yawWeight += a * (w - yawWeight)
+        lastYaw = yaw
     }
 
     /// Finds the candidates of the current average into ``candidates``.

@@ -22,17 +22,20 @@ import Musl
 /// tracked bearings are smoothed and held through pauses.
 ///
 /// **Each source.** A tracked source (``MultiSourceTracker``, whose ids and smoothed bearings
-/// the records list) at φ (the nearest of the frame's candidates within ``candidateGate``, else
-/// its tracked bearing) takes the hemisphere whose world bearing holds the clearly larger
-/// mass, summed over ±``neighbourhood`` bins: at least ``margin`` times the other's, and the two
-/// together at least ``minimumMass``. Where neither is clearly larger (the two readings nearly
-/// meet near the pair's axis, or another source's true bearing sits on this one's mirror image)
-/// the source keeps the hemisphere it had in the last frame, by id, or stays `.unknown`; so it
-/// does too while no candidate is near it (not heard, its tracked bearing held). Nothing
+/// the records list) at φ (the bearing of the candidate its track took this frame: the tracker
+/// gives a candidate to one track at most, so two sources near a crossing do not both read the
+/// nearer one; else its tracked bearing) takes the hemisphere whose world bearing holds the
+/// clearly larger mass, summed over ±``neighbourhood`` bins: at least ``margin`` times the
+/// other's, and the two together at least ``minimumMass``. Where neither is clearly larger (the
+/// two readings nearly meet near the pair's axis, or another source's true bearing sits on this
+/// one's mirror image) the source keeps the hemisphere its track holds (the last decision, moved
+/// across the pair's axis by the turn and kept through an id taken back: it goes with the track,
+/// not the id), or stays `.unknown`; so it does too while its track took no candidate (not
+/// heard, its tracked bearing held). Nothing
 /// is resolved while the yaw has swept less than ``minimumSweep`` over the last
 /// ``sweepWindow``: without turning, both readings pile up alike.
 ///
-/// Life cycle: `init` allocates everything; ``update(yaw:active:candidates:count:sources:)``
+/// Life cycle: `init` allocates everything; ``update(yaw:active:candidates:count:sources:heardAzimuths:heardShares:)``
 /// never allocates.
 package struct SourceFrontBack {
     /// Width of a histogram bin, degrees.
@@ -48,8 +51,6 @@ package struct SourceFrontBack {
     static let minimumSweep = 15.0
     /// Smallest share of the evidence a candidate needs to vote (0…1).
     static let minimumShare = 0.05
-    /// Largest distance, degrees, from a tracked source's bearing to the candidate read in its place.
-    static let candidateGate = 12.0
     /// Bins summed either side of a hypothesis's bin (±8°).
     static let neighbourhood = 4
     /// How many times the other's mass a hypothesis needs to win.
@@ -61,9 +62,6 @@ package struct SourceFrontBack {
     private let decay: Double
     private var yaws: [Double]
     private var yawHead = 0, yawCount = 0
-    private var previousIDs: [Int]
-    private var previousHemispheres: [Hemisphere]
-    private var previousCount = 0
     /// The hemisphere of each source of the last update, in the sources' order (entries past
     /// their count are stale).
     package private(set) var hemispheres: [Hemisphere]
@@ -75,8 +73,6 @@ package struct SourceFrontBack {
         histogram = [Double](repeating: 0, count: Self.binCount)
         decay = exp(-hopDuration / Self.timeConstant)
         yaws = [Double](repeating: 0, count: max(1, Int((Self.sweepWindow / hopDuration).rounded(.up))))
-        previousIDs = [Int](repeating: 0, count: max(0, capacity))
-        previousHemispheres = [Hemisphere](repeating: .unknown, count: max(0, capacity))
         hemispheres = [Hemisphere](repeating: .unknown, count: max(0, capacity))
     }
 
@@ -85,7 +81,6 @@ package struct SourceFrontBack {
         for b in histogram.indices { histogram[b] = 0 }
         yawHead = 0
         yawCount = 0
-        previousCount = 0
         for i in hemispheres.indices { hemispheres[i] = .unknown }
     }
 
@@ -132,14 +127,18 @@ package struct SourceFrontBack {
     ///   - active: whether the activity detector marks the frame active (only active frames vote).
     ///   - candidates: the frame's candidate directions (bearing in [−90, 90], share 0…1).
     ///   - count: how many of `candidates` are valid.
-    ///   - sources: the tracker's sources this frame (at most `capacity`; bearings in [−90, 90]).
+    ///   - sources: the tracker's sources this frame (at most `capacity`; bearings in [−90, 90]),
+    ///     each with the hemisphere its track holds (``SourceRecord/hemisphere``, `.unknown` if none).
+    ///   - heardAzimuths: for each of `sources`, the bearing of the candidate its track took this
+    ///     frame, degrees (NaN: none; see ``MultiSourceTracker/heardAzimuths``).
+    ///   - heardShares: that candidate's share of the evidence, 0…1.
     package mutating func update(
-        yaw: Double?, active: Bool, candidates: [SourceCandidate], count: Int, sources: [SourceRecord]
+        yaw: Double?, active: Bool, candidates: [SourceCandidate], count: Int, sources: [SourceRecord],
+        heardAzimuths: [Double], heardShares: [Double]
     ) {
         for b in histogram.indices { histogram[b] *= decay }
         guard let yaw else {
             for i in hemispheres.indices { hemispheres[i] = .unknown }
-            previousCount = 0
             return
         }
         yaws[yawHead] = yaw
@@ -157,22 +156,20 @@ package struct SourceFrontBack {
         for i in 0..<listed {
             var hemisphere = Hemisphere.unknown
             if turned {
-                // The source's tracked bearing is smoothed (and moved by the turn in the
-                // hemisphere it was told last, which may be wrong): read the nearest of this
-                // frame's candidates within ``candidateGate`` instead, where there is one.
-                var phi = sources[i].azimuth, nearest = Self.candidateGate
-                for j in 0..<min(count, candidates.count) where candidates[j].share >= Self.minimumShare {
-                    let distance = abs(candidates[j].azimuth - sources[i].azimuth)
-                    if distance < nearest {
-                        nearest = distance
-                        phi = candidates[j].azimuth
-                    }
-                }
-                var previous = Hemisphere.unknown
-                for p in 0..<previousCount where previousIDs[p] == sources[i].id { previous = previousHemispheres[p] }
-                // No candidate near it: the source is not heard this frame and its bearing is
-                // held; it keeps its hemisphere.
-                if nearest >= Self.candidateGate && previous != .unknown {
+                // The hemisphere the source's track holds: decided in an earlier frame, moved
+                // across the pair's axis by the turn, and kept through an id taken back.
+                let previous = sources[i].hemisphere
+                // Read the candidate the source's track took this frame (the tracker gives each
+                // candidate to one track at most): not its tracked bearing, which is smoothed and
+                // moved by the turn in the hemisphere it holds, nor the nearest candidate, which
+                // near a crossing is the other source's.
+                var phi = sources[i].azimuth
+                let heard = i < heardAzimuths.count && heardAzimuths[i].isFinite
+                    && i < heardShares.count && heardShares[i] >= Self.minimumShare
+                if heard {
+                    phi = heardAzimuths[i]
+                } else if previous != .unknown {
+                    // Not heard this frame: its bearing is held; it keeps its hemisphere.
                     hemispheres[i] = previous
                     continue
                 }
@@ -189,10 +186,5 @@ package struct SourceFrontBack {
             }
             hemispheres[i] = hemisphere
         }
-        for i in 0..<listed {
-            previousIDs[i] = sources[i].id
-            previousHemispheres[i] = hemispheres[i]
-        }
-        previousCount = listed
     }
 }
