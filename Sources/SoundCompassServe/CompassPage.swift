@@ -198,7 +198,7 @@ footer { color:var(--dim); font-size:0.8rem; text-align:center; }
       tx.textContent = String(s.id);
       grp.appendChild(c); grp.appendChild(tx);
       g.appendChild(grp);
-      if (s.active) items.push(s.id + (s.label ? " " + s.label : "") + ": " + signed(s.azimuth) + " " + word(s.azimuth, r.hemisphere));
+      if (s.active) items.push(s.id + (s.label ? " " + s.label : "") + ": " + signed(s.azimuth) + " " + word(s.azimuth, s.hemisphere !== undefined ? s.hemisphere : r.hemisphere));
     }
     for (const id of Array.from(trails.keys())) if (!ids.has(id)) trails.delete(id);
     const ul = $("sources");
