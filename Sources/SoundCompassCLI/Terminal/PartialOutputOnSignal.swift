@@ -18,37 +18,24 @@ enum PartialOutputOnSignal {
 
     /// Keeps `output`'s temporary file as partial should a signal end the process.
     static func arm(_ output: StagedOutput) {
-        guard let temporaryPath = output.temporaryPath else { return }
-        var blocked = sigset_t(), previous = sigset_t()
-        sigemptyset(&blocked)
-        for s in signals { sigaddset(&blocked, s) }
-        sigprocmask(SIG_BLOCK, &blocked, &previous)
-        release()
-        temporary = strdup(temporaryPath)
-        partial = strdup(output.partialPath)
-        message = strdup("soundcompass: interrupted; what was written so far is in \(Diagnostics.escaped(output.partialPath))\n")
-        var action = sigaction()
-        action.__sigaction_handler.sa_handler = { signalNumber in
-            if let from = PartialOutputOnSignal.temporary, let to = PartialOutputOnSignal.partial {
-                if rename(from, to) == 0, let line = PartialOutputOnSignal.message {
-                    _ = write(2, line, strlen(line))
-                }
+        guard output.temporaryPath != nil else { return }
+        withSignalsBlocked {
+            prepare(output, saying: "interrupted")
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { PartialOutputOnSignal.keepAndEnd($0) }
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = 0
+            for (i, s) in signals.enumerated() {
+                // A signal the process was started ignoring (a background job of a script ignores
+                // SIGINT) stays ignored; the others get the handler, their previous action kept.
+                sigaction(s, nil, &previousActions[i])
+                let handler = previousActions[i].__sigaction_handler.sa_handler
+                if unsafeBitCast(handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) { continue }
+                sigaction(s, &action, nil)
             }
-            signal(signalNumber, SIG_DFL)
-            raise(signalNumber)
         }
-        sigemptyset(&action.sa_mask)
-        action.sa_flags = 0
-        for (i, s) in signals.enumerated() {
-            // A signal the process was started ignoring (a background job of a script ignores
-            // SIGINT) stays ignored; the others get the handler, their previous action kept.
-            sigaction(s, nil, &previousActions[i])
-            let handler = previousActions[i].__sigaction_handler.sa_handler
-            if unsafeBitCast(handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) { continue }
-            sigaction(s, &action, nil)
-        }
-        sigprocmask(SIG_SETMASK, &previous, nil)
         // A parent may have started us with these blocked (test runners do).
+        var blocked = signalSet()
         sigprocmask(SIG_UNBLOCK, &blocked, nil)
     }
 
@@ -57,12 +44,9 @@ enum PartialOutputOnSignal {
     /// instead of leaving it hidden. ``Interrupt``'s handler, on the first signal, hands the next
     /// ones to ``keepAndEnd(_:)`` while this is armed.
     static func armForSecondSignal(_ output: StagedOutput) {
-        guard let temporaryPath = output.temporaryPath else { return }
+        guard output.temporaryPath != nil else { return }
         withSignalsBlocked {
-            release()
-            temporary = strdup(temporaryPath)
-            partial = strdup(output.partialPath)
-            message = strdup("soundcompass: interrupted again; what was written so far is in \(Diagnostics.escaped(output.partialPath))\n")
+            prepare(output, saying: "interrupted again")
             secondSignalArmed.store(true, ordering: .relaxed)
         }
     }
@@ -89,10 +73,25 @@ enum PartialOutputOnSignal {
         raise(signalNumber)
     }
 
+    /// Makes the handler's C strings for `output` (called with the signals blocked).
+    private static func prepare(_ output: StagedOutput, saying what: String) {
+        release()
+        temporary = output.temporaryPath.map { strdup($0) }
+        partial = strdup(output.partialPath)
+        message = strdup("soundcompass: \(what); what was written so far is in \(Diagnostics.escaped(output.partialPath))\n")
+    }
+
+    /// ``signals`` as a set.
+    private static func signalSet() -> sigset_t {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for s in signals { sigaddset(&set, s) }
+        return set
+    }
+
+    /// Runs `body` with ``signals`` blocked, so that a handler never sees the strings half made.
     private static func withSignalsBlocked(_ body: () -> Void) {
-        var blocked = sigset_t(), previous = sigset_t()
-        sigemptyset(&blocked)
-        for s in signals { sigaddset(&blocked, s) }
+        var blocked = signalSet(), previous = sigset_t()
         sigprocmask(SIG_BLOCK, &blocked, &previous)
         body()
         sigprocmask(SIG_SETMASK, &previous, nil)
