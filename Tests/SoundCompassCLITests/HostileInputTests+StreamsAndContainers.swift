@@ -157,15 +157,22 @@ extension HostileInputTests {
 // MARK: - Item 3: a WAV stream that stalls
 
 extension LiveFaultTests {
-    @Test("#30 item 3: a WAV stream on a FIFO that stalls stops within a second of SIGINT or SIGTERM, exit 0, no truncation warning",
-          arguments: ["INT", "TERM"])
-    func stalledWAVStream(signalName: String) throws {
-        let directory = TemporaryDirectory()
+    /// A one-second 16-bit WAV (`one.wav`) and an empty FIFO (`stalled.fifo`) in `directory`,
+    /// for a writer that sends the WAV and then holds the FIFO open.
+    static func oneSecondWAVAndFIFO(in directory: TemporaryDirectory) throws -> (wav: String, fifo: String) {
         let wav = directory.path("one.wav")
         let synth = try CLI.run(["synth", wav, "--duration", "1", "--file-format", "wav16", "--truth", "none", "-q"])
         #expect(synth.status == 0, "\(synth.stderr)")
         let fifo = directory.path("stalled.fifo")
         try #require(mkfifo(fifo, 0o600) == 0)
+        return (wav, fifo)
+    }
+
+    @Test("#30 item 3: a WAV stream on a FIFO that stalls stops within a second of SIGINT or SIGTERM, exit 0, no truncation warning",
+          arguments: ["INT", "TERM"])
+    func stalledWAVStream(signalName: String) throws {
+        let directory = TemporaryDirectory()
+        let (wav, fifo) = try Self.oneSecondWAVAndFIFO(in: directory)
         // The writer sends the whole WAV, then holds the FIFO open without writing for 8 s.
         // `--foreground`: otherwise timeout signals the child and then its process group, and on
         // a loaded machine the second signal can come after the first was handled, when the
@@ -187,11 +194,7 @@ extension LiveFaultTests {
     @Test("live -o: two quick Ctrl-Cs leave the records complete, or kept as PATH.partial, never a hidden temporary file")
     func secondSignalKeepsPartial() throws {
         let directory = TemporaryDirectory()
-        let wav = directory.path("one.wav")
-        let synth = try CLI.run(["synth", wav, "--duration", "1", "--file-format", "wav16", "--truth", "none", "-q"])
-        #expect(synth.status == 0, "\(synth.stderr)")
-        let fifo = directory.path("stalled.fifo")
-        try #require(mkfifo(fifo, 0o600) == 0)
+        let (wav, fifo) = try Self.oneSecondWAVAndFIFO(in: directory)
         let output = directory.path("records.jsonl")
         // Two SIGINTs back to back: the first asks for a clean stop; when the second is delivered
         // before the stop is done, it ends the process (exit 130), and the file written so far
