@@ -60,18 +60,19 @@ extension SourceCandidateFinder {
     /// while a steady source is heard and new sound arrives (see the extension's notes).
     /// - Parameter total: the sum of the candidates' strengths, recomputed.
     func addExcessCandidates(total: inout Double) {
-        guard let excess, excess.share >= Self.leastExcessShare,
-              excess.recentShare >= Self.recentShareRatio * excess.share else { return }
+        guard let excess, excess.newSoundShare >= Self.leastExcessShare,
+              excess.recentNewSoundShare >= Self.recentShareRatio * excess.newSoundShare,
+              excess.onsetShare > 0 else { return }
         let K = searchLag
-        let avg = excess.average.baseAddress, y = excess.smoothed.baseAddress
         let plain = smoothed.baseAddress
-        @inline(__always) func smoothedExcess(_ i: Int) -> Float {
+        @inline(__always) func smoothedAt(_ i: Int, _ avg: UnsafeMutablePointer<Float>) -> Float {
             i > 0 && i < 2 * K ? 0.25 * (avg[i - 1] + avg[i + 1]) + 0.5 * avg[i] : avg[i]
         }
         // Only while a steady source is heard: a candidate of the plain average that the excess
         // average has mostly lost. The others are dropped: the excess average reads them.
         var steadyCount = 0
-        for j in 0..<count where smoothedExcess(lagIndices[j]) < Float(Self.steadyRatio) * plain[lagIndices[j]] {
+        let newSound = excess.newSoundAverage.baseAddress
+        for j in 0..<count where smoothedAt(lagIndices[j], newSound) < Float(Self.steadyRatio) * plain[lagIndices[j]] {
             candidates[steadyCount] = candidates[j]
             lags[steadyCount] = lags[j]
             lagIndices[steadyCount] = lagIndices[j]
@@ -83,15 +84,14 @@ extension SourceCandidateFinder {
         firstExcessCandidate = steadyCount
         total = 0
         for j in 0..<count { total += candidates[j].strength }
-        // Per unit of the bins' weight above the floors: a peak is the share of those bins its
-        // source holds, as a plain candidate's is of all bins.
-        let unit = Float(1 / excess.share)
+        // Per unit of the onsets' weight: a peak is the share of those bins its source holds, as
+        // a plain candidate's is of all bins.
+        let onset = excess.onsetAverage.baseAddress, y = excess.smoothed.baseAddress
+        let unit = Float(1 / excess.onsetShare)
         var highest: Float = 0
-        y[0] = unit * avg[0]
-        y[2 * K] = unit * avg[2 * K]
-        for i in 1..<(2 * K) {
-            y[i] = unit * smoothedExcess(i)
-            if y[i] > highest { highest = y[i] }
+        for i in 0...(2 * K) {
+            y[i] = unit * smoothedAt(i, onset)
+            if i > 0 && i < 2 * K && y[i] > highest { highest = y[i] }
         }
         let floor = Float(max(Self.absoluteFloor, Self.excessRelativeFloor * Double(highest)))
         guard highest >= floor else { return }

@@ -371,7 +371,7 @@ package final class SourceCandidateFinder {
             let fromExcess = j >= firstExcessCandidate
             for i in (fromExcess ? firstExcessCandidate : 0)..<j
             where mainLobeShare(lagIndices[j] - lagIndices[i]) < Self.echoLobeLimit {
-                let c = covariation(lagIndices[i], lagIndices[j], in: fromExcess ? excess!.history : history)
+                let c = covariation(lagIndices[i], lagIndices[j], in: fromExcess ? excess!.onsetHistory : history)
                 if c > echo { echo = c; partner = i }
             }
             candidates[j].echo = echo
