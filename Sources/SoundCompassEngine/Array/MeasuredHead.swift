@@ -44,17 +44,20 @@ public struct HeadImpulseResponse: Sendable, Equatable {
 /// 1–2° too far out at 25–55° and up to 7.5° off at the sides. `soundcompass head` prints both
 /// renders.)
 ///
-/// **Reading the delays together** (``lateral(broadband:levelDBFS:bands:delayOffsetSeconds:gateDBFS:)``,
-/// what the tracked azimuth uses when there are bands): the azimuth at which the broadband
-/// delay and every band's, each read against its own table at its own low-frequency share,
-/// fit best in weighted least squares, each weighted by its time confidence over the square of
-/// its spread at that azimuth (``Estimate/delaySpreads``). A head's delay depends on frequency,
+/// **Reading the delays together**
+/// (``lateral(broadband:levelDBFS:bands:delayOffsetSeconds:outlierSpanSeconds:gateDBFS:)``, what
+/// the tracked azimuth uses when there are bands): the azimuth at which the broadband delay and
+/// every band's, each read against its own table at its own low-frequency share, are likeliest,
+/// each peak the source's with its time confidence and then spread about its table by its
+/// spread at that azimuth (``Estimate/delaySpreads``), and otherwise anywhere in the lag range;
+/// the likely peaks are then fitted in weighted least squares. A head's delay depends on frequency,
 /// and not alike at every azimuth (near the side KEMAR's 500–3000 Hz delay is 30 µs below its
 /// 3–8 kHz one), so a broadband delay depends on the sound's spectrum in a way no single share
 /// captures; a band's delay depends on it far less, and where one delay is flat or folds back
 /// in azimuth (every head's near ±90°, a listener's broadband delay at 60–65°) the others
 /// still rise. In a room the bands' peaks are less sure than the broadband one, which pools
-/// every bin: each counts by its own confidence.
+/// every bin, and now and then a reflection's or an aliased one: each counts by its own
+/// confidence, and one far from every azimuth the others agree on is set aside.
 ///
 /// **Reading one estimate** (``lateral(delay:lowFrequencyShare:estimate:)``): each render's delay path `−τ`
 /// is made monotonic in azimuth (pool-adjacent-violators) when built; a measured delay is
@@ -86,7 +89,7 @@ public struct MeasuredHead: Sendable, Equatable {
         public var lowShares: [Double]
         /// How far this estimate's delay strays from the tables at each azimuth, seconds: the
         /// spread a reading of it is given when the frame's delays are read together
-        /// (``lateral(broadband:levelDBFS:bands:delayOffsetSeconds:gateDBFS:)``). The root sum
+        /// (``lateral(broadband:levelDBFS:bands:delayOffsetSeconds:outlierSpanSeconds:gateDBFS:)``). The root sum
         /// of squares of a floor of 0.1 sample (the sub-sample peak's resolution), the frames'
         /// own spread (1.4826 × their median absolute deviation, the larger of the two
         /// renders'), the two renders' difference (how far the delay moves with the sound's
