@@ -35,11 +35,15 @@ struct HeadCLITests {
         let r = try CLI.run(["head", Self.kemar])
         #expect(r.status == 0, "\(r.stderr)")
         let rows = r.stdout.split(separator: "\n")
-        #expect(rows.first == "estimate,azimuth,delay_us,share,low_delay_us,low_share,level_db")
+        #expect(rows.first == "estimate,azimuth,delay_us,share,low_delay_us,low_share,level_db,delay_spread_us")
         // Broadband and four bands, 37 directions each.
         #expect(rows.count == 1 + 5 * 37, "\(rows.count)")
         let side = try #require(rows.first { $0.hasPrefix("broadband,90.00,") })
         let delay = try #require(Double(side.split(separator: ",")[2]))
         #expect(delay < -650 && delay > -800, "KEMAR's delay at +90°: \(delay) µs")
+        // The broadband delay's spread at the side: at least 0.1 sample (2.1 µs at 48 kHz), and
+        // more, as it mixes bands whose delays differ there (13.8 µs at 44.1 kHz).
+        let spread = try #require(Double(side.split(separator: ",")[7]))
+        #expect(spread > 5 && spread < 40, "KEMAR's broadband delay spread at +90°: \(spread) µs")
     }
 }

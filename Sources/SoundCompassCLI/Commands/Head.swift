@@ -11,7 +11,8 @@ extension SoundCompassCommand {
                 Renders noise through the head's horizontal-plane impulse responses and runs the engine's \
                 estimators on it, as 'analyze --hrtf' does before it starts. One CSV row per estimate \
                 (broadband, then each band) and azimuth: the delay (µs, right minus left) and low-frequency \
-                share of white noise and of speech-shaped noise (each over a sensor floor 30 dB down), and the level difference (dB, right minus left).
+                share of white noise and of speech-shaped noise (each over a sensor floor 30 dB down), the level difference (dB, right minus left), \
+                and the spread (µs) the estimate's delay is given when the bands are read together.
                 """)
 
         @Argument(help: ArgumentHelp("The measured head, an AES69 SOFA file (SimpleFreeFieldHRIR).", valueName: "file.sofa"))
@@ -32,13 +33,13 @@ extension SoundCompassCommand {
                 configuration.maxSources = 0
                 let head = try SOFAFile.measuredHead(path: file, configuration: configuration)
                 let out = LineSink.standardOutput()
-                try out.write(Array("estimate,azimuth,delay_us,share,low_delay_us,low_share,level_db\n".utf8))
+                try out.write(Array("estimate,azimuth,delay_us,share,low_delay_us,low_share,level_db,delay_spread_us\n".utf8))
                 for estimate in head.estimates {
                     for (j, azimuth) in head.azimuths.enumerated() {
                         let cells = [
                             formatFixed(azimuth, 2), formatFixed(estimate.delays[j] * 1e6, 2), formatFixed(estimate.shares[j], 4),
                             formatFixed(estimate.lowDelays[j] * 1e6, 2), formatFixed(estimate.lowShares[j], 4),
-                            formatFixed(estimate.levels[j], 3),
+                            formatFixed(estimate.levels[j], 3), formatFixed(estimate.delaySpreads[j] * 1e6, 2),
                         ]
                         try out.write(Array((estimate.name + "," + cells.joined(separator: ",") + "\n").utf8))
                     }

@@ -117,7 +117,11 @@ public struct AnalysisConfiguration: Sendable, Equatable {
         if let head = array.measuredHead {
             guard array.kind == .binaural, head.azimuths.count >= 2,
                   head.estimates.count == usableBands.count + 1,
-                  head.estimates.allSatisfy({ $0.delays.count == head.azimuths.count && $0.risingLevels.count == head.azimuths.count })
+                  head.estimates.allSatisfy({
+                      $0.delays.count == head.azimuths.count && $0.lowDelays.count == head.azimuths.count
+                          && $0.shares.count == head.azimuths.count && $0.lowShares.count == head.azimuths.count
+                          && $0.delaySpreads.count == head.azimuths.count && $0.risingLevels.count == head.azimuths.count
+                  })
             else { throw .measuredHeadMismatch(head.name) }
         }
         let maxLag = maximumLagSamples

@@ -242,9 +242,10 @@ public final class StreamingAnalyzer {
         let config = configuration
         // 1. The broadband estimate: levels, GCC-PHAT (its correlation rides in the spectra's
         //    view), the two cues and their fusion.
-        let (estimate, spectra) = estimator.estimate(
+        let (broadband, spectra) = estimator.estimate(
             left: UnsafeBufferPointer(start: left.baseAddress, count: config.frameLength),
             right: UnsafeBufferPointer(start: right.baseAddress, count: config.frameLength))
+        var estimate = broadband
         var frame = FrameResult(estimate: estimate)
         frame.frame = framesAnalyzed
         frame.time = timeOrigin + (Double(frameStartSample) + Double(config.frameLength) / 2) / config.sampleRate
@@ -256,30 +257,46 @@ public final class StreamingAnalyzer {
             consistency: estimate.delay.consistency.map(Double.init) ?? estimate.fused.confidence,
             aboveGate: estimate.aboveGate)
         frame.noiseFloorDBFS = activity.floorDBFS
+        // 3. The bands (their records; a measured head reads the frame's direction with them).
+        subbands.estimate(spectra: spectra, broadband: estimate, active: frame.active, into: &bandResults)
+        if let head = config.array.measuredHead,
+           let lateral = head.lateral(
+               broadband: (estimate.delay.lagSamples / config.sampleRate, estimate.lowFrequencyShare ?? 0,
+                           Double(estimate.delay.confidence)),
+               levelDBFS: estimate.levels.levelDBFS, bands: subbands.measurements,
+               delayOffsetSeconds: config.array.delayOffsetSeconds,
+               outlierSpanSeconds: 2 * config.array.lagWindowSeconds, gateDBFS: config.silenceGateDBFS) {
+            // The broadband and the bands' delays read together against the head's own tables
+            // (MeasuredHead): the time cue's direction, fused again with the level cue (the
+            // confidences are unchanged).
+            estimate.timeCue.lateral = lateral
+            var fused = CueFusion.fuse(time: estimate.timeCue, level: estimate.levelCue, model: config.array)
+            if !estimate.aboveGate { fused.confidence = 0 }
+            estimate.fused = fused
+            frame.estimate = estimate
+        }
         frame.tailWeight = tail.weight(levelDBFS: estimate.levels.levelDBFS)
         // A frame active by the speech band alone holds speech below 1 kHz under noise that
         // rules the rest of the spectrum: its broadband bearing is mostly the noise's.
         let evidenceWeight = activity.activeByBandOnly ? min(1, max(0, config.activity.speechBandOnlyWeight)) : 1
         frame.confidence = frame.active ? estimate.fused.confidence * frame.tailWeight * evidenceWeight : 0
-        // 3. With an IMU, the listener's own turning moves a source of known hemisphere across
+        // 4. With an IMU, the listener's own turning moves a source of known hemisphere across
         //    the array: the shift the broadband tracker is told (the hemisphere as known before
         //    this frame). The multi-source tracker takes the yaw and moves each source in its own.
         frame.yaw = orientation?.yaw(at: frame.time)
         frame.shift = frame.yaw.map { headTurn.shift(yaw: $0, hemisphere: frontBack.expectedHemisphere(yaw: $0)) }
             ?? headTurn.shift(yaw: nil, hemisphere: .unknown)
-        // 4. The broadband tracker.
+        // 5. The broadband tracker.
         let rawAzimuth = estimate.azimuthDegrees
         let tracked = tracker.update(measurement: rawAzimuth, confidence: frame.confidence, shift: frame.shift)
         frame.trackedAzimuth = tracker.isTracking ? tracked : rawAzimuth
         frame.lateral = tracker.isTracking ? sin(frame.trackedAzimuth * Double.pi / 180) : estimate.fused.lateral
-        // 5. Front/back, from the turning (without an IMU the hemisphere stays unknown).
+        // 6. Front/back, from the turning (without an IMU the hemisphere stays unknown).
         frame.frontBack = orientation == nil
             ? FrontBackResolver.Resolution(hemisphere: .unknown, azimuth: frame.trackedAzimuth)
             : frontBack.update(
                 time: frame.time, yaw: frame.yaw, measurement: rawAzimuth, confidence: frame.confidence,
                 tracked: frame.trackedAzimuth)
-        // 6. The bands.
-        subbands.estimate(spectra: spectra, broadband: estimate, active: frame.active, into: &bandResults)
         // 7. Several sources: the frame's candidate directions into the multi-source tracker.
         if let sourceCandidates, let sourceTracker {
             sourceCandidates.update(

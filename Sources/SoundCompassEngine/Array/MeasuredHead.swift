@@ -44,7 +44,22 @@ public struct HeadImpulseResponse: Sendable, Equatable {
 /// 1–2° too far out at 25–55° and up to 7.5° off at the sides. `soundcompass head` prints both
 /// renders.)
 ///
-/// **Reading** (``lateral(delay:lowFrequencyShare:estimate:)``): each render's delay path `−τ`
+/// **Reading the delays together**
+/// (``lateral(broadband:levelDBFS:bands:delayOffsetSeconds:outlierSpanSeconds:gateDBFS:)``, what
+/// the tracked azimuth uses when there are bands): the azimuth at which the broadband delay and
+/// every band's, each read against its own table at its own low-frequency share, are likeliest,
+/// each peak the source's with its time confidence and then spread about its table by its
+/// spread at that azimuth (``Estimate/delaySpreads``), and otherwise anywhere in the lag range;
+/// the likely peaks are then fitted in weighted least squares. A head's delay depends on frequency,
+/// and not alike at every azimuth (near the side KEMAR's 500–3000 Hz delay is 30 µs below its
+/// 3–8 kHz one), so a broadband delay depends on the sound's spectrum in a way no single share
+/// captures; a band's delay depends on it far less, and where one delay is flat or folds back
+/// in azimuth (every head's near ±90°, a listener's broadband delay at 60–65°) the others
+/// still rise. In a room the bands' peaks are less sure than the broadband one, which pools
+/// every bin, and now and then a reflection's or an aliased one: each counts by its own
+/// confidence, and one far from every azimuth the others agree on is set aside.
+///
+/// **Reading one estimate** (``lateral(delay:lowFrequencyShare:estimate:)``): each render's delay path `−τ`
 /// is made monotonic in azimuth (pool-adjacent-violators) when built; a measured delay is
 /// inverted by a linear search and linear interpolation between the two bracketing azimuths
 /// (the middle of a flat stretch, such as KEMAR's from 85° to 90°, where the delay cannot tell
@@ -72,6 +87,16 @@ public struct MeasuredHead: Sendable, Equatable {
         public var lowDelays: [Double]
         /// Speech-shaped noise: its low-frequency share.
         public var lowShares: [Double]
+        /// How far this estimate's delay strays from the tables at each azimuth, seconds: the
+        /// spread a reading of it is given when the frame's delays are read together
+        /// (``lateral(broadband:levelDBFS:bands:delayOffsetSeconds:outlierSpanSeconds:gateDBFS:)``). The root sum
+        /// of squares of a floor of 0.1 sample (the sub-sample peak's resolution), the frames'
+        /// own spread (1.4826 × their median absolute deviation, the larger of the two
+        /// renders'), the two renders' difference (how far the delay moves with the sound's
+        /// spectrum) and the table's departure from its measured value where it was made
+        /// monotonic; for the broadband estimate also the standard deviation of the white-noise
+        /// delays of the bands above the low-frequency regime (mean share below 0.5), which it mixes.
+        public var delaySpreads: [Double]
         /// White noise: the level difference (right minus left), dB.
         public var levels: [Double]
         /// The rising part of ``levels`` around the front (made monotonic), from index
@@ -95,46 +120,144 @@ public struct MeasuredHead: Sendable, Equatable {
     ///   - delay: right minus left, seconds, with the hardware offset already removed.
     ///   - share: the measurement's low-frequency share, 0…1.
     ///   - index: 0 broadband, `1 + i` band `i`.
+    /// Estimate `e`'s delay path `−τ` (seconds) at azimuth index `j` for a measurement of
+    /// low-frequency share `share`: between the white and the speech-shaped render's, by the
+    /// share, clamped to the two.
+    @inline(__always)
+    static func path(_ e: Estimate, _ j: Int, share: Double) -> Double {
+        let white = e.delays[j], speech = e.lowDelays[j]
+        let span = e.lowShares[j] - e.shares[j]
+        guard abs(span) > 1e-4 else { return -white }
+        let t = max(0, min(1, (share - e.shares[j]) / span))
+        return -(white + t * (speech - white))
+    }
+
+    /// Points searched in each stretch between two measured azimuths (its start and three
+    /// more, a quarter apart).
+    static let searchSteps = 4
+
+    /// The lateral value `sin θ` (−1…1) at which the frame's delays, the broadband one and each
+    /// band's, agree best with the head's tables (see the type's notes). Each estimate `e` is a
+    /// peak that is the source's with probability `p_e`, its time confidence (0 below the
+    /// gate), its delay then spread normally about its table's with its spread `σ_e`
+    /// (``Estimate/delaySpreads``, the mean of the stretch's two ends), and otherwise anywhere
+    /// in the searched lag range (`outlierSpanSeconds`) alike. The azimuth of least
+    /// `Σ_e −log(p_e·N(τ_e; path_e(θ), σ_e) + (1 − p_e)/span)` is searched on the measured
+    /// azimuths and three points between each two; then the estimates more likely the source's
+    /// than not there are fitted in least squares (closed form over each stretch, where every
+    /// table is linear in the azimuth) on the stretches beside it. Never allocates.
+    /// - Parameters:
+    ///   - broadband: the frame's broadband delay (seconds, right minus left, as measured), its
+    ///     low-frequency share (0…1) and its time confidence (0…1).
+    ///   - levelDBFS: the frame's level, dBFS (the broadband estimate's gate).
+    ///   - bands: what each band measured this frame, in the order of ``estimates``[1…].
+    ///   - delayOffsetSeconds: the hardware's delay offset, removed from every delay.
+    ///   - outlierSpanSeconds: the width of the lag range a wrong peak may fall in, seconds
+    ///     (both sides of the window: ``ArrayModel/lagWindowSeconds`` × 2).
+    ///   - gateDBFS: the silence gate, dBFS.
+    /// - Returns: `sin θ`, or nil without bands or when nothing is heard (then the broadband
+    ///   delay is read alone, ``lateral(delay:lowFrequencyShare:estimate:)``).
+    package func lateral(
+        broadband: (delaySeconds: Double, lowFrequencyShare: Double, confidence: Double), levelDBFS: Double,
+        bands: [CueMeasurements], delayOffsetSeconds: Double, outlierSpanSeconds: Double, gateDBFS: Double
+    ) -> Double? {
+        let n = azimuths.count
+        let count = min(bands.count, estimates.count - 1)
+        guard n >= 2, count > 0, outlierSpanSeconds > 0 else { return nil }
+        // Estimate `index`'s probability of being the source's peak, delay and share.
+        @inline(__always) func measured(_ index: Int) -> (p: Double, delay: Double, share: Double) {
+            if index == 0 {
+                return (levelDBFS >= gateDBFS ? max(0, min(1, broadband.confidence)) : 0,
+                        broadband.delaySeconds - delayOffsetSeconds, broadband.lowFrequencyShare)
+            }
+            let m = bands[index - 1]
+            return (m.levelDBFS >= gateDBFS ? max(0, min(1, m.timeConfidence)) : 0,
+                    m.delaySeconds - delayOffsetSeconds, m.lowFrequencyShare ?? 0)
+        }
+        var heard = false
+        for index in 0...count where measured(index).p > 0 { heard = true }
+        guard heard else { return nil }
+        let outlier = 1 / outlierSpanSeconds
+        let normal = 1 / (2 * Double.pi).squareRoot()
+        // 1. The likeliest point of the search grid.
+        var bestCost = Double.infinity, bestStretch = 1, bestT = 0.0
+        for j in 1..<n {
+            for step in 0...Self.searchSteps where step < Self.searchSteps || j == n - 1 {
+                let t = Double(step) / Double(Self.searchSteps)
+                var cost = 0.0
+                for index in 0...count {
+                    let m = measured(index)
+                    guard m.p > 0 else { continue }
+                    let e = estimates[index]
+                    let start = Self.path(e, j - 1, share: m.share), end = Self.path(e, j, share: m.share)
+                    let sigma = 0.5 * (e.delaySpreads[j - 1] + e.delaySpreads[j])
+                    let z = (-m.delay - (start + t * (end - start))) / sigma
+                    cost -= log(m.p * normal / sigma * exp(-0.5 * z * z) + (1 - m.p) * outlier + .leastNormalMagnitude)
+                }
+                if cost < bestCost {
+                    (bestCost, bestStretch, bestT) = (cost, j, t)
+                }
+            }
+        }
+        // 2. The estimates more likely the source's than not there, fitted in least squares
+        //    over the stretches beside it.
+        var fitCost = Double.infinity, fitAzimuth = azimuths[bestStretch - 1] + bestT * (azimuths[bestStretch] - azimuths[bestStretch - 1])
+        for j in max(1, bestStretch - 1)...min(n - 1, bestStretch + 1) {
+            var rr = 0.0, rd = 0.0, dd = 0.0, inliers = 0
+            for index in 0...count {
+                let m = measured(index)
+                guard m.p > 0 else { continue }
+                let e = estimates[index]
+                // Inlier or not at the grid's best point.
+                let bestStart = Self.path(e, bestStretch - 1, share: m.share), bestEnd = Self.path(e, bestStretch, share: m.share)
+                let bestSigma = 0.5 * (e.delaySpreads[bestStretch - 1] + e.delaySpreads[bestStretch])
+                let z = (-m.delay - (bestStart + bestT * (bestEnd - bestStart))) / bestSigma
+                guard m.p * normal / bestSigma * exp(-0.5 * z * z) >= (1 - m.p) * outlier else { continue }
+                inliers += 1
+                let start = Self.path(e, j - 1, share: m.share), end = Self.path(e, j, share: m.share)
+                let sigma = 0.5 * (e.delaySpreads[j - 1] + e.delaySpreads[j])
+                let w = m.p / (sigma * sigma)
+                let r = -m.delay - start
+                let d = end - start
+                rr += w * r * r
+                rd += w * r * d
+                dd += w * d * d
+            }
+            guard inliers > 0 else { continue }
+            let t = dd > 0 ? max(0, min(1, rd / dd)) : 0.5
+            let cost = rr - 2 * t * rd + t * t * dd
+            if cost < fitCost {
+                fitCost = cost
+                fitAzimuth = azimuths[j - 1] + t * (azimuths[j] - azimuths[j - 1])
+            }
+        }
+        return sin(fitAzimuth * Double.pi / 180)
+    }
+
     @inline(__always)
     public func lateral(delay: Double, lowFrequencyShare share: Double, estimate index: Int) -> Double {
         let n = azimuths.count
         let e = estimates[index]
-        return e.delays.withUnsafeBufferPointer { d in
-            e.lowDelays.withUnsafeBufferPointer { dl in
-                e.shares.withUnsafeBufferPointer { s in
-                    e.lowShares.withUnsafeBufferPointer { sl in
-                        azimuths.withUnsafeBufferPointer { az in
-                            // −τ at this share, rising with the azimuth.
-                            func path(_ j: Int) -> Double {
-                                let span = sl[j] - s[j]
-                                guard abs(span) > 1e-4 else { return -d[j] }
-                                let t = max(0, min(1, (share - s[j]) / span))
-                                return -(d[j] + t * (dl[j] - d[j]))
-                            }
-                            let target = -delay
-                            if target <= path(0) { return sin(az[0] * Double.pi / 180) }
-                            if target >= path(n - 1) { return sin(az[n - 1] * Double.pi / 180) }
-                            var j = 1
-                            var next = path(1)
-                            while j < n - 1 && next < target {
-                                j += 1
-                                next = path(j)
-                            }
-                            // A flat stretch at the target reads its middle.
-                            if next == target {
-                                var first = j, last = j
-                                while first > 0 && path(first - 1) == target { first -= 1 }
-                                while last < n - 1 && path(last + 1) == target { last += 1 }
-                                return sin((az[first] + az[last]) / 2 * Double.pi / 180)
-                            }
-                            let previous = path(j - 1)
-                            let t = next > previous ? (target - previous) / (next - previous) : 0.5
-                            return sin((az[j - 1] + t * (az[j] - az[j - 1])) * Double.pi / 180)
-                        }
-                    }
-                }
-            }
+        // −τ at this share, rising with the azimuth.
+        let target = -delay
+        if target <= Self.path(e, 0, share: share) { return sin(azimuths[0] * Double.pi / 180) }
+        if target >= Self.path(e, n - 1, share: share) { return sin(azimuths[n - 1] * Double.pi / 180) }
+        var j = 1
+        var next = Self.path(e, 1, share: share)
+        while j < n - 1 && next < target {
+            j += 1
+            next = Self.path(e, j, share: share)
         }
+        // A flat stretch at the target reads its middle.
+        if next == target {
+            var first = j, last = j
+            while first > 0 && Self.path(e, first - 1, share: share) == target { first -= 1 }
+            while last < n - 1 && Self.path(e, last + 1, share: share) == target { last += 1 }
+            return sin((azimuths[first] + azimuths[last]) / 2 * Double.pi / 180)
+        }
+        let previous = Self.path(e, j - 1, share: share)
+        let t = next > previous ? (target - previous) / (next - previous) : 0.5
+        return sin((azimuths[j - 1] + t * (azimuths[j] - azimuths[j - 1])) * Double.pi / 180)
     }
 
     /// The lateral value `sin θ` (−1…1) of a level difference measured by estimate `index`, on
@@ -197,8 +320,10 @@ public struct MeasuredHead: Sendable, Equatable {
         var tables = (0..<count).map { i in
             Estimate(
                 name: i == 0 ? "broadband" : bandNames[i - 1], delays: [], shares: [], lowDelays: [], lowShares: [],
-                levels: [], risingLevels: [], levelFirst: 0, levelLast: 0)
+                delaySpreads: [], levels: [], risingLevels: [], levelFirst: 0, levelLast: 0)
         }
+        // The frames' spread of each estimate's delay, per azimuth: the larger of the two renders'.
+        var frameSpreads = [[Double]](repeating: [], count: count)
         for response in sorted {
             let w = measureOne(response, noise: white, floorDecibels: -30, fft: fft, configuration: config)
             let l = measureOne(response, noise: speech, floorDecibels: -30, fft: fft, configuration: config)
@@ -208,13 +333,22 @@ public struct MeasuredHead: Sendable, Equatable {
                 tables[i].levels.append(w[i].level)
                 tables[i].lowDelays.append(l[i].delay)
                 tables[i].lowShares.append(l[i].share)
+                frameSpreads[i].append(max(w[i].spread, l[i].spread))
             }
         }
         let azimuths = sorted.map(\.azimuthDegrees)
         for i in 0..<count {
             // Monotonic in azimuth: −τ rises, so τ falls.
+            let measuredDelays = tables[i].delays, measuredLowDelays = tables[i].lowDelays
             tables[i].delays = isotonic(tables[i].delays.map { -$0 }).map { -$0 }
             tables[i].lowDelays = isotonic(tables[i].lowDelays.map { -$0 }).map { -$0 }
+            let floor = 0.1 / config.sampleRate
+            tables[i].delaySpreads = azimuths.indices.map { j in
+                let renders = tables[i].delays[j] - tables[i].lowDelays[j]
+                let monotonic = max(abs(tables[i].delays[j] - measuredDelays[j]), abs(tables[i].lowDelays[j] - measuredLowDelays[j]))
+                let frames = frameSpreads[i][j]
+                return (floor * floor + frames * frames + renders * renders + monotonic * monotonic).squareRoot()
+            }
             let rising = risingPart(tables[i].levels, azimuths: azimuths)
             tables[i].levelFirst = rising.first
             tables[i].levelLast = rising.last
@@ -223,6 +357,19 @@ public struct MeasuredHead: Sendable, Equatable {
                 levels.replaceSubrange(rising.first...rising.last, with: isotonic(Array(levels[rising.first...rising.last])))
             }
             tables[i].risingLevels = levels
+        }
+        // The broadband delay mixes every band's: how far it moves with the sound's spectrum
+        // is also how far apart the bands above the low-frequency regime lie (the standard
+        // deviation of their white-noise delays; the low-frequency lean is what the share reads).
+        let upper = (1..<count).filter { i in tables[i].shares.reduce(0, +) / Double(azimuths.count) < 0.5 }
+        if upper.count >= 2 {
+            for j in azimuths.indices {
+                let values = upper.map { tables[$0].delays[j] }
+                let mean = values.reduce(0, +) / Double(values.count)
+                let variance = values.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(values.count)
+                let spread = tables[0].delaySpreads[j]
+                tables[0].delaySpreads[j] = (spread * spread + variance).squareRoot()
+            }
         }
         return MeasuredHead(name: name, azimuths: azimuths, estimates: tables)
     }
@@ -254,11 +401,12 @@ public struct MeasuredHead: Sendable, Equatable {
     }
 
     /// The medians of each estimate's delay, share and level difference over the frames of
-    /// `noise` rendered through `response` (circularly: the noise is periodic).
+    /// `noise` rendered through `response` (circularly: the noise is periodic), and the spread
+    /// of its delay over those frames (seconds).
     private static func measureOne(
         _ response: HeadImpulseResponse, noise: [(re: Float, im: Float)], floorDecibels: Double?, fft: RealFFT,
         configuration: AnalysisConfiguration
-    ) -> [(delay: Double, share: Double, level: Double)] {
+    ) -> [(delay: Double, share: Double, level: Double, spread: Double)] {
         func render(_ ir: [Float]) -> [Float] {
             var folded = [Float](repeating: 0, count: period)
             for (i, v) in ir.enumerated() { folded[i % period] += v }
@@ -303,7 +451,12 @@ public struct MeasuredHead: Sendable, Equatable {
                 }
             }
         }
-        return (0..<count).map { (median(delays[$0]), median(shares[$0]), median(levels[$0])) }
+        return (0..<count).map { i in
+            let centre = median(delays[i])
+            // 1.4826 × the median absolute deviation: the standard deviation of a normal spread.
+            let spread = 1.4826 * median(delays[i].map { abs($0 - centre) })
+            return (centre, median(shares[i]), median(levels[i]), spread)
+        }
     }
 
     private static func median(_ values: [Double]) -> Double {
