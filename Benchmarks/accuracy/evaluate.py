@@ -59,6 +59,7 @@ Usage: Benchmarks/accuracy/evaluate.py [--quick] [--markdown] [--only KIND:RT60:
                                        [--snrs 5,10,20]
        Benchmarks/accuracy/evaluate.py --multi [--markdown] [--cache DIR] [--max-sources N] [--source-window S]
                                        [--coincident] [--detail]
+       Benchmarks/accuracy/evaluate.py --steady [--no-steady-sources] [--only RT60:NOISE_DB] [--detail] [--cache DIR]
   --only KIND:RT60:SNR   one condition, e.g. speech:0.6:10 or diffuse:0.3:0
   --cache DIR            keep the room renders in DIR (keyed by their parameters) for re-runs
   --snrs LIST            the sensor-noise SNRs of the speech rows, dB
@@ -470,8 +471,8 @@ def multi_soundcompass(signals, max_sources, source_window=None):
             args += ["--max-sources", str(max_sources)]
         if source_window is not None:
             args += ["--source-window", str(source_window)]
-        if "--steady-sources" in sys.argv:
-            args += ["--steady-sources"]
+        if "--no-steady-sources" in sys.argv:
+            args += ["--no-steady-sources"]
         out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
     records = [json.loads(line) for line in out.splitlines()]
     return records, int(round(2 * records[0]["time"] * FS))

@@ -102,8 +102,8 @@ struct AnalysisOptions: ParsableArguments {
         valueName: "seconds"))
     var sourceWindow: Double = 0.3
 
-    @Flag(help: "Also list a talker beside a steady noise (a fan, a television): the source tracker searches the bins that stand above their stationary floor too.")
-    var steadySources = false
+    @Flag(inversion: .prefixedNo, help: "List a talker beside a steady noise (a fan, a television): while one is heard, the source tracker reads the other sources from the bins that stand above their stationary floor (on by default).")
+    var steadySources = true
 
     func validate() throws {
         if let spacing, !ArrayModel.spacingRange.contains(spacing) {

@@ -147,36 +147,20 @@ package final class SourceCandidateFinder {
     /// `sidelobe(at: 0)` of the current `find` (set with `groupWeights`, when there are at
     /// least two candidates).
     var pointSpreadPeak = 0.0
-    /// The stationary part of each bin's power (the steady sounds), for the excess correlation.
-    let stationary: StationaryBinFloor
-    /// Share of the newest frame in the excess average: hop / max(window, `shortestExcessWindow`).
-    let excessSmoothing: Float
-    /// The excess correlation's inverse FFT (size `M = fftSize / excessStride`, see
-    /// `excessSize`), and the stride of the bins it takes.
-    let excessFFT: RealFFT
-    let excessStride: Int
-    /// Scratch: each bin's gain above the stationary floor, then the frame's excess cross-spectrum
-    /// (overwritten by the inverse FFT) and its correlation.
-    let excessGains: AlignedFloats
-    let excessSpectrum: AlignedFloats
-    let excessCorrelation: AlignedFloats
-    /// The averaged excess correlation (like `average`, of the bins above their stationary
-    /// floor) and its [1 2 1]/4 smoothing.
-    let excessAverage: AlignedFloats
-    let excessSmoothed: AlignedFloats
-    /// Averaged share (like `excessAverage`, tail-weighted) of the frames' weight `Σ|G|` in
-    /// the bins above their stationary floor.
-    var excessShare = 0.0
+    /// The excess average (the bins that hold new sound; see `SourceCandidates+Excess.swift`),
+    /// nil unless ``AnalysisConfiguration/hearsBesideSteadySources``.
+    let excess: ExcessAverage?
     /// Scratch of `addExcessCandidates`: the excess peaks taken so far, lag (samples) and height.
     var excessLags: [Double]
     var excessHeights: [Double]
-    /// Scratch of `addExcessCandidates`: whether each plain candidate is a steady source.
-    var steadyCandidates: [Bool]
+    /// The index of the first candidate read from the excess average (``count`` when none is):
+    /// the candidates before it come from the plain average.
+    var firstExcessCandidate = 0
     /// The last `historyFrames` counted frames' correlations at lags `−searchLag…searchLag`,
     /// one row each (a ring; row `historyNext` is the oldest once full).
     private let history: AlignedFloats
     private let historyFrames: Int
-    private var historyNext = 0
+    var historyNext = 0
     private var historyCount = 0
 
     /// The candidates found by the last ``find(lowFrequencyShare:)``, strongest first; `count`
@@ -203,8 +187,6 @@ package final class SourceCandidateFinder {
         self.maxLag = gccPhat.maxLagSamples
         self.fftSize = gccPhat.fftSize
         self.smoothing = Float(min(1, configuration.hopDuration / configuration.sourceWindowSeconds))
-        self.excessSmoothing = Float(min(1, configuration.hopDuration
-            / max(configuration.sourceWindowSeconds, Self.shortestExcessWindow)))
         self.average = AlignedFloats(count: 2 * gccPhat.searchLag + 1)
         self.smoothed = AlignedFloats(count: 2 * gccPhat.searchLag + 1)
         self.separation = max(Self.minimumSeparationSamples, 0.1 * gccPhat.maxLagSamples)
@@ -232,26 +214,19 @@ package final class SourceCandidateFinder {
         self.historyFrames = max(
             Self.echoMinimumFrames, Int((Self.echoWindowSeconds / configuration.hopDuration).rounded()))
         self.history = AlignedFloats(count: historyFrames * (2 * gccPhat.searchLag + 1))
-        let m = Self.excessSize(fftSize: n, searchLag: gccPhat.searchLag)
-        self.excessFFT = RealFFT(size: m)
-        self.excessStride = n / m
-        self.stationary = StationaryBinFloor(binCount: m / 2 + 1, stride: n / m, hopDuration: configuration.hopDuration)
-        self.excessGains = AlignedFloats(count: m / 2 + 1)
-        self.excessSpectrum = AlignedFloats(count: 2 * (m / 2 + 1))
-        self.excessCorrelation = AlignedFloats(count: m)
-        self.excessAverage = AlignedFloats(count: 2 * gccPhat.searchLag + 1)
-        self.excessSmoothed = AlignedFloats(count: 2 * gccPhat.searchLag + 1)
+        self.excess = configuration.hearsBesideSteadySources && configuration.array.kind != .coincident
+            ? ExcessAverage(
+                fftSize: n, searchLag: gccPhat.searchLag, hopDuration: configuration.hopDuration,
+                windowSeconds: configuration.sourceWindowSeconds, historyRows: historyFrames)
+            : nil
         self.excessLags = [Double](repeating: 0, count: max(1, capacity))
         self.excessHeights = [Double](repeating: 0, count: max(1, capacity))
-        self.steadyCandidates = [Bool](repeating: false, count: max(1, capacity))
     }
 
     /// Forgets the average.
     package func reset() {
         average.zero()
-        excessAverage.zero()
-        excessShare = 0
-        stationary.reset()
+        excess?.reset()
         angleAverage?.zero()
         binWeights.zero()
         averagePower = 0
@@ -300,9 +275,13 @@ package final class SourceCandidateFinder {
         }
         // The bins' shares of this frame's weights, averaged like the correlation.
         let weightSum = averageBinWeights(spectra.whitened, counts: counts, weight: w, smoothing: a)
-        // The same correlation of the bins above their stationary floor.
-        if configuration.hearsBesideSteadySources {
-            updateExcess(spectra: spectra, counts: counts, weightSum: weightSum, weight: w, smoothing: excessSmoothing)
+        // The same correlation of the bins that hold new sound.
+        if let excess {
+            if counts && weightSum > 0 {
+                excess.update(spectra: spectra, magnitudes: magnitudes.baseAddress, weight: w, historyRow: historyNext)
+            } else {
+                excess.decay()
+            }
         }
         if let c = correlation {
             let row = history.baseAddress + historyNext * (2 * K + 1)
@@ -374,7 +353,8 @@ package final class SourceCandidateFinder {
             count += 1
         }
         removeSidelobes(floor: Double(floor), total: &total)
-        if configuration.hearsBesideSteadySources { addExcessCandidates(total: &total) }
+        firstExcessCandidate = count
+        if excess != nil { addExcessCandidates(total: &total) }
         let model = configuration.array
         for j in 0..<count {
             let delay = lags[j] / configuration.sampleRate
@@ -386,8 +366,12 @@ package final class SourceCandidateFinder {
         }
         for j in 0..<count {
             var echo = 0.0, partner = -1
-            for i in 0..<j where mainLobeShare(lagIndices[j] - lagIndices[i]) < Self.echoLobeLimit {
-                let c = covariation(lagIndices[i], lagIndices[j])
+            // A candidate of the excess average is measured against the stronger ones of the
+            // same average, in its own history: a steady source cannot echo a new sound.
+            let fromExcess = j >= firstExcessCandidate
+            for i in (fromExcess ? firstExcessCandidate : 0)..<j
+            where mainLobeShare(lagIndices[j] - lagIndices[i]) < Self.echoLobeLimit {
+                let c = covariation(lagIndices[i], lagIndices[j], in: fromExcess ? excess!.onsetHistory : history)
                 if c > echo { echo = c; partner = i }
             }
             candidates[j].echo = echo
@@ -540,7 +524,7 @@ package final class SourceCandidateFinder {
     /// The correlation coefficient over the history of the frames' values at lag indices `p`
     /// and `q`, each smoothed by [1 2 1]/4 like the average; 0 with fewer than
     /// ``echoMinimumFrames`` frames or no variation.
-    private func covariation(_ p: Int, _ q: Int) -> Double {
+    private func covariation(_ p: Int, _ q: Int, in history: AlignedFloats) -> Double {
         guard historyCount >= Self.echoMinimumFrames else { return 0 }
         let width = 2 * searchLag + 1
         var sx = 0.0, sy = 0.0, sxx = 0.0, syy = 0.0, sxy = 0.0

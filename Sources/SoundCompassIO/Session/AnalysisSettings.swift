@@ -49,8 +49,8 @@ public struct AnalysisSettings: Sendable {
     /// (``AnalysisConfiguration/sourceWindowSeconds``, 0.05…5).
     public var sourceWindowSeconds = 0.3
     /// Whether the source tracker also lists a talker beside a steady noise
-    /// (``AnalysisConfiguration/hearsBesideSteadySources``; default false).
-    public var hearsBesideSteadySources = false
+    /// (``AnalysisConfiguration/hearsBesideSteadySources``; default true).
+    public var hearsBesideSteadySources = true
 
     /// Where the analysis starts in the input, seconds (the input's own clock: records keep
     /// their time in the input). 0: its start.

@@ -1,0 +1,190 @@
+/// The excess averages of ``SourceCandidateFinder``: the frames' correlations of the bins that
+/// hold new sound, where a steady source (a fan, a television, traffic) is all but absent.
+///
+/// Each frame, the bins' powers feed a ``StationaryBinFloor``, which marks the bins of **new
+/// sound** (more than ``StationaryBinFloor/newSoundRatio`` times their floor) and the **onsets**
+/// among them (bins that have just risen). The frame's weighted cross-spectrum `G` (the one
+/// behind the plain correlation: phase transform and coherence weighting) is kept in the marked
+/// bins and zeroed elsewhere, transformed back, and averaged like the plain correlation (the
+/// same tail weight; the plain average's window, at least ``shortestWindowSeconds``), with the
+/// same normalisation `1/(2·Σ|G|)` of the whole frame, so a source's height is the share of the
+/// frame's weight that its marked bins hold. Two averages are kept:
+/// - ``onsetAverage``, of the onsets: where the candidates are searched. A talker's syllables
+///   lift their bins far above the floor, and at their onsets the bins hold the direct sound
+///   more than the room's; the steady source's bins sit at their floor and drop out;
+/// - ``newSoundAverage``, of all new bins: the steady test. A plain candidate that holds little
+///   new sound is a steady source; a talker holds much, whether or not its bins are onsets.
+///
+/// Only every ``stride``-th bin is used, transformed at the reduced size `M = N/stride` (at least
+/// 16 times the lag window's half-width, ``size(fftSize:searchLag:)``): the correlation is then
+/// aliased in time by `M`, which only adds the correlation's background far outside the lag
+/// window, for two inverse FFTs of a quarter of the frame's size at 48 kHz (half at 16 kHz).
+///
+/// Besides the averages, it keeps the averaged shares of the frames' weight in the new bins
+/// (``newSoundShare``, and ``recentNewSoundShare`` over the last ``recentWindowSeconds`` only:
+/// is new sound arriving now, or is the average only the memory of it?) and in the onsets
+/// (``onsetShare``), and each counted frame's onset correlation in ``onsetHistory`` (rows
+/// written where the finder writes its plain history), from which ``SourceCandidateFinder``
+/// measures the excess candidates' echoes.
+///
+/// Life cycle: `init` allocates (and plans its FFT size once);
+/// ``update(spectra:magnitudes:weight:historyRow:)`` and ``decay()`` never allocate.
+package final class ExcessAverage {
+    /// Shortest averaging window, seconds: the averages hold few bins, and a shorter window
+    /// (`--source-window 0.1`) let a moving noise source's leaked bins read as ghosts.
+    package static let shortestWindowSeconds = 0.3
+    /// Window of ``recentNewSoundShare``, seconds: a few hops.
+    package static let recentWindowSeconds = 0.1
+
+    /// The size `M` of the inverse FFTs for an FFT size `n` and a lag window of half-width
+    /// `searchLag`: the smallest power of two ≥ 16·searchLag (and ≥ 64), at most `n`.
+    package static func size(fftSize n: Int, searchLag: Int) -> Int {
+        var m = 64
+        while m < 16 * searchLag { m <<= 1 }
+        return min(m, n)
+    }
+
+    /// Half-width of the averaged lag window, whole samples.
+    package let searchLag: Int
+    /// Every `stride`-th bin of the frame's spectra is used.
+    package let stride: Int
+    /// The stationary floor of each bin used.
+    let floor: StationaryBinFloor
+    /// Share of the newest frame in the averages and the shares: hop / max(window, shortest).
+    let smoothing: Float
+    /// Share of the newest frame in ``recentNewSoundShare``.
+    let recentSmoothing: Double
+    /// The inverse FFT, size `M`.
+    let fft: RealFFT
+    /// Scratch: each used bin's marks (0 or 1), the frame's cross-spectra in those bins
+    /// (overwritten by the inverse FFT) and a correlation.
+    let newSoundMarks: AlignedFloats
+    let onsetMarks: AlignedFloats
+    let newSoundSpectrum: AlignedFloats
+    let onsetSpectrum: AlignedFloats
+    let correlation: AlignedFloats
+    /// The averaged correlation of the onsets at lags `−searchLag…searchLag` (index
+    /// `lag + searchLag`).
+    package let onsetAverage: AlignedFloats
+    /// The averaged correlation of all new bins, at the same lags.
+    package let newSoundAverage: AlignedFloats
+    /// Scratch of the finder: the onset average smoothed by [1 2 1]/4 per unit of ``onsetShare``,
+    /// where its peaks are searched.
+    let smoothed: AlignedFloats
+    /// Averaged share (like the averages, tail-weighted) of the frames' weight `Σ|G|` in the
+    /// bins of new sound, 0…1.
+    package private(set) var newSoundShare = 0.0
+    /// The same share over the last ``recentWindowSeconds``.
+    package private(set) var recentNewSoundShare = 0.0
+    /// Averaged share of the frames' weight in the onsets, 0…1.
+    package private(set) var onsetShare = 0.0
+    /// The counted frames' onset correlations (not tail-weighted), one row of
+    /// `2·searchLag + 1` each, in the rows of the finder's history ring.
+    let onsetHistory: AlignedFloats
+
+    /// - Parameters:
+    ///   - fftSize: the frames' FFT size `N`.
+    ///   - searchLag: half-width of the lag window, whole samples.
+    ///   - hopDuration: seconds between frames.
+    ///   - windowSeconds: the plain average's window (``AnalysisConfiguration/sourceWindowSeconds``).
+    ///   - historyRows: rows of the finder's history ring.
+    package init(fftSize n: Int, searchLag: Int, hopDuration: Double, windowSeconds: Double, historyRows: Int) {
+        let m = Self.size(fftSize: n, searchLag: searchLag)
+        let lags = 2 * searchLag + 1
+        self.searchLag = searchLag
+        self.stride = n / m
+        self.fft = RealFFT(size: m)
+        self.floor = StationaryBinFloor(binCount: m / 2 + 1, stride: n / m, hopDuration: hopDuration)
+        self.smoothing = Float(min(1, hopDuration / max(windowSeconds, Self.shortestWindowSeconds)))
+        self.recentSmoothing = min(1, hopDuration / Self.recentWindowSeconds)
+        self.newSoundMarks = AlignedFloats(count: m / 2 + 1)
+        self.onsetMarks = AlignedFloats(count: m / 2 + 1)
+        self.newSoundSpectrum = AlignedFloats(count: 2 * (m / 2 + 1))
+        self.onsetSpectrum = AlignedFloats(count: 2 * (m / 2 + 1))
+        self.correlation = AlignedFloats(count: m)
+        self.onsetAverage = AlignedFloats(count: lags)
+        self.newSoundAverage = AlignedFloats(count: lags)
+        self.smoothed = AlignedFloats(count: lags)
+        self.onsetHistory = AlignedFloats(count: historyRows * lags)
+    }
+
+    /// Forgets the floors and the averages.
+    package func reset() {
+        floor.reset()
+        onsetAverage.zero()
+        newSoundAverage.zero()
+        newSoundShare = 0
+        recentNewSoundShare = 0
+        onsetShare = 0
+    }
+
+    /// A frame that does not count (below the gate, no correlation): the averages and the shares
+    /// decay, the floors are left alone.
+    package func decay() {
+        let a = smoothing
+        let onset = onsetAverage.baseAddress, new = newSoundAverage.baseAddress
+        for i in 0...(2 * searchLag) {
+            onset[i] -= a * onset[i]
+            new[i] -= a * new[i]
+        }
+        newSoundShare -= Double(a) * newSoundShare
+        onsetShare -= Double(a) * onsetShare
+        recentNewSoundShare -= recentSmoothing * recentNewSoundShare
+    }
+
+    /// Adds a counted frame: updates the floors, marks the new bins and the onsets, and averages
+    /// the correlations of the frame's weighted cross-spectrum in those bins.
+    /// - Parameters:
+    ///   - spectra: the frame's spectra (its weighted cross-spectrum `whitened`).
+    ///   - magnitudes: `|G[k]|` of bins `1 ..< N/2` of this frame.
+    ///   - weight: the frame's tail weight, 0…1.
+    ///   - historyRow: the row of ``onsetHistory`` to write this frame's onset correlation into.
+    package func update(spectra: FrameSpectra, magnitudes: UnsafePointer<Float>, weight w: Float, historyRow: Int) {
+        let K = searchLag
+        let row = onsetHistory.baseAddress + historyRow * (2 * K + 1)
+        let new = newSoundMarks.baseAddress, onsets = onsetMarks.baseAddress
+        floor.update(spectra: spectra, newSound: new, onsets: onsets)
+        // Every `stride`-th bin k = j·stride, j = 0…M/2, into M-point spectra.
+        let xn = newSoundSpectrum.baseAddress, xo = onsetSpectrum.baseAddress, g = spectra.whitened
+        let m = fft.size
+        var newWeight: Float = 0, onsetWeight: Float = 0, sampledWeight: Float = 0
+        for j in 0...(m / 2) {
+            let k = j * stride
+            let re = g[2 * k], im = g[2 * k + 1]
+            xn[2 * j] = re * new[j]
+            xn[2 * j + 1] = im * new[j]
+            xo[2 * j] = re * onsets[j]
+            xo[2 * j + 1] = im * onsets[j]
+            if j > 0 && j < m / 2 {
+                newWeight += magnitudes[k] * new[j]
+                onsetWeight += magnitudes[k] * onsets[j]
+                sampledWeight += magnitudes[k]
+            }
+        }
+        guard sampledWeight > 0, sampledWeight.isFinite else {
+            row.update(repeating: 0, count: 2 * K + 1)
+            decay()
+            return
+        }
+        let a = smoothing
+        let newShare = Double(w * newWeight / sampledWeight)
+        newSoundShare += Double(a) * (newShare - newSoundShare)
+        recentNewSoundShare += recentSmoothing * (newShare - recentNewSoundShare)
+        onsetShare += Double(a) * (Double(w * onsetWeight / sampledWeight) - onsetShare)
+        // Lags −K…−1 sit at the end of the circular correlation, 0…K at its start. The history
+        // keeps the frame's own values, as the plain history does; the averages take them times
+        // the frame's tail weight.
+        let c = correlation.baseAddress, scale = 1 / (2 * sampledWeight)
+        @inline(__always) func value(_ i: Int) -> Float { scale * (i < K ? c[m - K + i] : c[i - K]) }
+        fft.inverse(xn, c)
+        let newAverage = newSoundAverage.baseAddress
+        for i in 0...(2 * K) { newAverage[i] += a * (w * value(i) - newAverage[i]) }
+        fft.inverse(xo, c)
+        let onsetAverage = onsetAverage.baseAddress
+        for i in 0...(2 * K) {
+            let v = value(i)
+            onsetAverage[i] += a * (w * v - onsetAverage[i])
+            row[i] = v
+        }
+    }
+}
