@@ -7,7 +7,10 @@ each source, the share of its classified patches whose top three labels hold its
 An evaluation that prints figures, not a test. Needs pyroomacoustics, scipy, espeak-ng, the
 YAMNet model (scripts/fetch-model) and the release build of soundcompass ($SOUNDCOMPASS_BINARY).
 
-Usage: Benchmarks/accuracy/classify.py [--seconds S] [--rt60 LIST] [--siren-db DB] [--cache DIR]
+Usage: Benchmarks/accuracy/classify.py [--seconds S] [--rt60 LIST] [--siren-db DB] [--azimuths SPEECH,SIREN] [--cache DIR]
+
+--azimuths moves the talker and the siren (default -40,30: the issue's scene); a second layout
+such as 20,-60 checks that a change is not tuned to the first.
 
 Levels: the talker's dry RMS is 0.05; the siren's is --siren-db (default +10) above it (a siren
 heard at a few tens of metres is 20-30 dB louder than a talker at 1.5 m; +10 is a modest
@@ -86,18 +89,20 @@ def render(sources, rt60):
     return r.mic_array.signals[:, :n]
 
 
-def evaluate(rt60, seconds, siren_db, cache):
-    key = os.path.join(cache, f"classify-{rt60}-{seconds}-{siren_db}.wav") if cache else None
+def evaluate(rt60, seconds, siren_db, cache, azimuths=(-40.0, 30.0)):
+    talker, horn = azimuths
+    layout = "" if azimuths == (-40.0, 30.0) else f"-{talker:+.0f}{horn:+.0f}"
+    key = os.path.join(cache, f"classify-{rt60}-{seconds}-{siren_db}{layout}.wav") if cache else None
     if key and os.path.exists(key):
         path = key
     else:
-        wet = render([(speech(seconds), -40.0), (siren(seconds, 0.05 * 10 ** (siren_db / 20)), 30.0)], rt60)
+        wet = render([(speech(seconds), talker), (siren(seconds, 0.05 * 10 ** (siren_db / 20)), horn)], rt60)
         wet = wet / np.max(np.abs(wet)) * 0.9
         path = key or tempfile.mktemp(suffix=".wav")
         wavfile.write(path, FS, wet.T.astype(np.float32))
     out = subprocess.run([BINARY, "analyze", path, "--format", "jsonl", "-q", "--spacing", str(SPACING), "--classify"],
                          check=True, capture_output=True, text=True).stdout
-    truths = {"speech": (-40.0, {"Speech"}), "siren": (30.0, SIRENS)}
+    truths = {"speech": (talker, {"Speech"}), "siren": (horn, SIRENS)}
     seen = {name: {} for name in truths}  # per truth: patch slot -> hit
     for line in out.splitlines():
         r = json.loads(line)
@@ -124,11 +129,12 @@ def main():
     rt60s = [float(x) for x in args[args.index("--rt60") + 1].split(",")] if "--rt60" in args else [0.0, 0.3]
     cache = args[args.index("--cache") + 1] if "--cache" in args else None
     siren_db = float(args[args.index("--siren-db") + 1]) if "--siren-db" in args else 10.0
+    azimuths = tuple(float(x) for x in args[args.index("--azimuths") + 1].split(",")) if "--azimuths" in args else (-40.0, 30.0)
     if cache:
         os.makedirs(cache, exist_ok=True)
-    print(f"speech at -40 deg + two-tone siren at +30 deg ({siren_db:+.0f} dB), {seconds:.0f} s, spaced pair {SPACING} m, {FS} Hz")
+    print(f"speech at {azimuths[0]:+.0f} deg + two-tone siren at {azimuths[1]:+.0f} deg ({siren_db:+.0f} dB), {seconds:.0f} s, spaced pair {SPACING} m, {FS} Hz")
     for rt60 in rt60s:
-        evaluate(rt60, seconds, siren_db, cache)
+        evaluate(rt60, seconds, siren_db, cache, azimuths)
 
 
 if __name__ == "__main__":

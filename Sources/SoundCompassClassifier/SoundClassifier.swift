@@ -4,7 +4,8 @@ import SoundCompassEngine
 /// into a ``SoundLabel``.
 ///
 /// Life cycle: `init` reads the model and allocates; ``label(patch:)``,
-/// ``classify(patches:count:)`` and ``label(ofPatch:)`` never allocate.
+/// ``classify(patches:count:)``, ``label(ofPatch:)``, ``scores(ofPatch:into:)`` and
+/// ``label(scores:)`` never allocate.
 public final class SoundClassifier {
     /// The network.
     public let network: YAMNet
@@ -73,8 +74,25 @@ public final class SoundClassifier {
 
     /// The label of patch `index` of the last ``classify(patches:count:)``.
     public func label(ofPatch index: Int) -> SoundLabel {
+        scores(ofPatch: index, into: scores)
+        return label(scores: scores)
+    }
+
+    /// The 521 class scores (sigmoids, 0…1, by class index) of patch `index` of the last
+    /// ``classify(patches:count:)``.
+    /// - Parameters:
+    ///   - index: the patch, 0..<count.
+    ///   - out: ``YAMNet/classCount`` values.
+    public func scores(ofPatch index: Int, into out: UnsafeMutablePointer<Float>) {
         let logits = self.logits + index * YAMNet.classCount
-        for c in 0..<YAMNet.classCount { scores[c] = YAMNet.score(logit: logits[c]) }
+        for c in 0..<YAMNet.classCount { out[c] = YAMNet.score(logit: logits[c]) }
+    }
+
+    /// The label of a score vector (``scores(ofPatch:into:)``, or an average of several): the
+    /// three best of ``labels`` (a group scores its best class) and whether an alert class
+    /// appears (see ``alertMinimumScore``).
+    /// - Parameter scores: ``YAMNet/classCount`` scores, by class index.
+    public func label(scores: UnsafePointer<Float>) -> SoundLabel {
         // The three best reported names.
         var best = (-1, -1, -1), bestScore: (Float, Float, Float) = (-1, -1, -1)
         labels.members.withUnsafeBufferPointer { members in

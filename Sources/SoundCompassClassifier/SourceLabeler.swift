@@ -9,21 +9,46 @@ import Musl
 
 /// Names what each tracked source is: the stream resampled to 16 kHz, YAMNet's spectra of both
 /// channels kept for the last 0.96 s, and every 0.48 s each heard source's own patch, made of
-/// the time-frequency bins whose inter-channel phase points at it, classified.
+/// the time-frequency bins that point at it, classified.
 ///
-/// **The mask.** For a far source at bearing θ the right channel lags the left by
+/// **Where a bin points.** For a far source at bearing θ the right channel lags the left by
 /// `τ(θ)` (``ArrayModel/delay(lateral:)``), so bin k's cross-spectrum `L·R*` has phase `ωₖ·τ(θ)`.
-/// Each bin of each 10 ms frame goes to the heard source whose expected phase is nearest its
-/// measured one (the largest `cos(φₖ − ωₖτ)`); a source's patch is the mixture's magnitude in
-/// its bins and ``rejectedBinGain`` (−30 dB) of it elsewhere, scaled so that its loud frames
-/// sit at ``patchLevel``, then mel and log as YAMNet's front end. One heard source gets every
-/// bin (scaled the same way); with none heard the whole mixture is classified as it is (for the
-/// record's own label; silence stays silence). A coincident pair has no delay to go by: each
-/// source gets the (scaled) mixture. A label scoring under ``minimumLabelScore`` is withheld.
+/// In a room a steady sound's bins carry the phase of the room's transfer functions, not the
+/// direct path's; only the first frames after an onset carry the direct path (the precedence
+/// effect). So each bin keeps, frame by frame, the evidence of its onsets:
+/// - an **onset** is a frame whose power exceeds ``onsetRise`` times the bin's recent peak (a
+///   peak envelope that falls by ``onsetEnvelopeDecay`` per frame);
+/// - the onsets of one frame are **pooled**: the delay that best fits them all (the peak of
+///   their power-weighted cross-correlation, ``delayGridCount`` delays across the array's lag
+///   window) is the frame's **onset delay**, and each onset bin whose phase agrees with it
+///   (within 90°) holds that delay: spatial aliasing, which makes a single bin's phase fit
+///   several bearings, does not reach a delay read from many bins at once;
+/// - a bin **holds** its delay while the sound goes on: the evidence decays by
+///   ``evidenceDecay`` per frame and is kept at most ``evidenceCeiling`` times the bin's power,
+///   a stronger onset replaces it, a weaker one is averaged in, and it is let go when the bin's
+///   power falls ``releaseShare`` (−15 dB) below its peak since (the sound has ended);
+/// - onsets that disagree with the frame's onset delay are held as phase, and a bin without
+///   held onsets falls back on its current phase (weight ``currentPhaseWeight``).
 ///
-/// The record's ``AnalysisRecord/label`` is the loudest heard source's label, or the mixture's
-/// when none is heard. A label is that of the latest patch (the 0.96 s ending at most 0.48 s
-/// before the record).
+/// **The mask.** A bin that holds a delay goes to the heard source whose delay is nearest, if
+/// it is within ``delayTolerance`` of the array's largest delay (else to none: a sound the
+/// tracker does not list); any other bin to the heard source whose expected phase is nearest
+/// its direction (the largest `cos(φₖ − ωₖτ)`), unless another heard source's expected phase
+/// is within ``ambiguitySine`` of it there (spatial aliasing: then to none). A source's patch is
+/// the mixture's magnitude in its bins and, elsewhere, at most ``rejectedBinGain`` (−30 dB) of
+/// the RMS of its own bins in that frame (a low floor with no holes, which does not carry the
+/// other sources' structure), scaled so that its loud frames sit at ``patchLevel``, then mel and
+/// log as YAMNet's front end. With none heard the whole mixture is classified as it is (for the
+/// record's own label; silence stays silence). A coincident pair has no delay to go by: each
+/// source gets the (scaled) mixture.
+///
+/// **The label.** A source's label is read from the average of the class scores of its latest
+/// two patches (0.48 s apart, together 1.44 s), or the latest one alone when the one before is
+/// older than ``inheritSeconds``; a label scoring under ``minimumLabelScore`` is withheld. A
+/// source the tracker lists under a new id within ``inheritDegrees`` of a labelled source it no
+/// longer lists, heard within ``inheritSeconds``, takes that source's label and scores (the
+/// tracker often gives a steady sound in a room a new id). The record's ``AnalysisRecord/label``
+/// is the loudest heard source's label, or the mixture's when none is heard.
 ///
 /// Life cycle: `init` allocates everything; ``append(left:right:)`` and ``label(_:emit:)``
 /// never allocate.
@@ -36,14 +61,48 @@ public final class SourceLabeler: RecordLabeler {
     public private(set) var patchesClassified = 0
 
     private static let bins = LogMelFrontEnd.binCount
+    /// Bins rounded up to whole SIMD vectors of 8: the per-bin arrays' stride (the bins past
+    /// 257 stay zero).
+    private static let stride = (bins + 7) / 8 * 8
     private static let frames = YAMNet.patchFrames
     private static let hop = YAMNet.patchFrames / 2
+    private typealias V = SIMD8<Float>
 
-    /// The gain of a bin that points at another source, in a source's patch (−30 dB). A bin is
-    /// attenuated rather than zeroed: zeroed bins leave holes at log(0.001) between a tone's
-    /// harmonics, and YAMNet hears a harmonic sound with holes as a telephone or a doorbell
-    /// (with the ideal binary mask at RT60 0.3 s the siren read as a siren in 19 % of its
-    /// patches with holes and 43 % with this floor; Docs/Classification.md).
+    // MARK: - Constants
+
+    /// A bin's frame is an onset when its power `(|L|²+|R|²)/2` exceeds this many times the
+    /// bin's recent peak (4.8 dB); the onset's weight is the excess. The build-up of a room's
+    /// reverberation after an onset rises more slowly and is not taken for one.
+    public static let onsetRise: Float = 3
+    /// Per frame (10 ms), the factor by which a bin's peak envelope falls (−0.7 dB).
+    public static let onsetEnvelopeDecay: Float = 0.85
+    /// Per frame, the factor by which a bin's held onset evidence decays (1 s time constant).
+    public static let evidenceDecay: Float = 0.99
+    /// A bin's held evidence is at most this many times its current power (15 dB): when the
+    /// sound that made the onset fades, so does its evidence.
+    public static let evidenceCeiling: Float = 30
+    /// A bin lets go of its held delay when its power falls this far below its peak since the
+    /// delay was taken (−15 dB): the sound that made the onset has ended, and what follows in
+    /// that bin (a talker after a siren's tone) is judged afresh.
+    public static let releaseShare: Float = 0.03
+    /// The weight of a bin's current phase, times its power, beside its held phase evidence.
+    public static let currentPhaseWeight: Float = 0.1
+    /// Delays tried for a frame's pooled onset delay, evenly across ±1.05 times the array's lag
+    /// window (``ArrayModel/lagWindowSeconds``; 14 µs apart for a 15 cm pair).
+    public static let delayGridCount = 65
+    /// A bin holding a delay goes to no source when the nearest heard source's delay is further
+    /// than this share of the array's largest delay (±11.5° at the front of a spaced pair).
+    public static let delayTolerance: Float = 0.2
+    /// A bin decided by phase goes to no source when two heard sources' expected phases there
+    /// differ by less than `2·asin(0.2)` (±23°) modulo 2π, above the frequency where they
+    /// first part (where they differ by more than π): spatial aliasing.
+    public static let ambiguitySine: Float = 0.2
+    /// The magnitude of a bin that is not a source's, in that source's patch, at most: this
+    /// share (−30 dB) of the RMS over all bins of the source's own bins in that frame (and never
+    /// more than the mixture's). Neither a zero (`log(0.001)` after mel: between a tone's
+    /// harmonics holes make YAMNet hear a telephone or a doorbell) nor a share of the mixture
+    /// (which carries the other sources' structure: a siren's partials 20–40 dB above a talker
+    /// stayed above the talker at −30 dB, and the talker read as "Music").
     public static let rejectedBinGain: Float = 0.03
     /// The level a source's patch is scaled to before it is classified: the 90th percentile of
     /// its frames' power `Σₖ|Xₖ|²` (the 257 bins of YAMNet's unnormalised 512-point FFT of a
@@ -57,6 +116,12 @@ public final class SourceLabeler: RecordLabeler {
     /// A label whose best reported score is below this is withheld (`null`) unless it alerts:
     /// see ``reported(_:)``.
     public static let minimumLabelScore: Double = 0.1
+    /// A new source within this many degrees of a labelled source no longer listed takes its
+    /// label and scores.
+    public static let inheritDegrees = 20.0
+    /// How recent (seconds) a label must be to be inherited by a new source, or averaged with
+    /// the next patch's: four patch hops.
+    public static let inheritSeconds = 1.92
 
     private let frontEnd = LogMelFrontEnd()
     private let resampler: Resampler
@@ -65,29 +130,66 @@ public final class SourceLabeler: RecordLabeler {
     private let pending: (left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>)
     private let pendingCapacity: Int
     private var pendingCount = 0
+    /// Both channels' spectra of the latest frame, interleaved complex (``stride`` bins).
     private let spectrumLeft: UnsafeMutablePointer<Float>, spectrumRight: UnsafeMutablePointer<Float>
-    /// The last 96 frames: per bin the mixture's magnitude (RMS of the channels) and the unit
-    /// cross-spectrum `L·R*/|L·R*|` (re, im), in a ring.
+    /// The last 96 frames, in rings of ``stride`` bins a frame: per bin the mixture's magnitude
+    /// (RMS of the channels), its direction (a unit vector, re and im: the held phase evidence
+    /// plus the current phase) and the delay it holds (seconds; NaN when it holds none).
     private let magnitudes: UnsafeMutablePointer<Float>
-    private let cross: UnsafeMutablePointer<Float>
+    private let directionRe: UnsafeMutablePointer<Float>, directionIm: UnsafeMutablePointer<Float>
+    private let heldDelays: UnsafeMutablePointer<Float>
     private var ringHead = 0, framesStored = 0, framesSincePatch = 0
+
+    /// Per bin: the peak envelope of its power, its held phase evidence (re, im, weight), its
+    /// held delay, that delay's weight and the bin's peak power since the delay was taken.
+    private let envelope: UnsafeMutablePointer<Float>
+    private let phaseRe: UnsafeMutablePointer<Float>, phaseIm: UnsafeMutablePointer<Float>
+    private let phaseWeight: UnsafeMutablePointer<Float>
+    private let delayHeld: UnsafeMutablePointer<Float>
+    private let delayWeight: UnsafeMutablePointer<Float>
+    private let heldPeak: UnsafeMutablePointer<Float>
+    /// Scratch for one frame: per bin power, unit cross-spectrum (re, im), onset weight; the
+    /// onset bins.
+    private let framePowerScratch: UnsafeMutablePointer<Float>
+    private let unitRe: UnsafeMutablePointer<Float>, unitIm: UnsafeMutablePointer<Float>
+    private let onsetWeight: UnsafeMutablePointer<Float>
+    private let onsetBins: UnsafeMutablePointer<Int32>
+    /// The delays tried for a frame's onsets (seconds), `cos` and `sin` of `ωₖ·τ` for each
+    /// (bin-major: ``gridStride`` delays a bin) and the fit of each.
+    private let gridDelays: UnsafeMutablePointer<Float>
+    private let gridCos: UnsafeMutablePointer<Float>, gridSin: UnsafeMutablePointer<Float>
+    private let gridFit: UnsafeMutablePointer<Float>
+    private static let gridStride = (delayGridCount + 7) / 8 * 8
+    /// The largest distance (seconds) between a held delay and its source's.
+    private let toleranceSeconds: Float
 
     /// The sources of the latest record.
     private let capacity: Int
     private var sourceCount = 0
-    private var sourceIDs: [Int], sourceLateral: [Double], sourceActive: [Bool]
-    /// Per heard source: expected phase rotation per bin (cos, sin) and its patch.
-    private let rotations: UnsafeMutablePointer<Float>
+    private var sourceIDs: [Int], sourceLateral: [Double], sourceAzimuth: [Double], sourceActive: [Bool]
+    /// Per heard source: expected phase rotation per bin (cos, sin), its delay, the bins where
+    /// another heard source's phase is too near (1, else 0) and its patch.
+    private let rotationRe: UnsafeMutablePointer<Float>, rotationIm: UnsafeMutablePointer<Float>
+    private let sourceDelays: UnsafeMutablePointer<Float>
+    private let ambiguous: UnsafeMutablePointer<Float>
     private let patches: UnsafeMutablePointer<Float>
-    private let winners: UnsafeMutablePointer<Int32>
+    /// Per frame and bin the source it goes to (its index as a Float; −1: none); per source and frame the floor of
+    /// its other bins.
+    private let winners: UnsafeMutablePointer<Float>
+    private let floors: UnsafeMutablePointer<Float>
     private let masked: UnsafeMutablePointer<Float>
     /// Per patch its frames' power, its gain; scratch for the percentile.
     private let framePower: UnsafeMutablePointer<Float>
     private let gains: UnsafeMutablePointer<Float>
     private let sortScratch: UnsafeMutablePointer<Float>
     private var heard: [Int]
-    /// Labels by source id (slots reused as ids go away) and the mixture's.
-    private var slotIDs: [Int], slotLabels: [SoundLabel?]
+    /// Label slots by source id (reused as ids go away): the label, the latest patch's class
+    /// scores, when (patch number) and at what bearing; and the mixture's label.
+    private var slotIDs: [Int], slotLabels: [SoundLabel?], slotPatch: [Int], slotAzimuth: [Double]
+    private let slotScores: UnsafeMutablePointer<Float>
+    private let currentScores: UnsafeMutablePointer<Float>, averagedScores: UnsafeMutablePointer<Float>
+    private var patchNumber = 0
+    private static let inheritPatches = Int((inheritSeconds / (Double(hop) * 0.01)).rounded())
     private var mixtureLabel: SoundLabel?
     /// The sources array of the records handed on (swapped in and out so that it is never shared).
     private var sourcesBuffer: [SourceRecord]
@@ -105,53 +207,96 @@ public final class SourceLabeler: RecordLabeler {
         self.classifier = classifier
         self.configuration = configuration
         resampler = try Resampler(inputRate: configuration.sampleRate, outputRate: LogMelFrontEnd.sampleRate)
-        let chunk = Resampler.chunk
-        clean = (.allocate(capacity: chunk), .allocate(capacity: chunk))
-        clean.left.initialize(repeating: 0, count: chunk)
-        clean.right.initialize(repeating: 0, count: chunk)
+        func zeros<T: Numeric>(_ count: Int, _ value: T = 0) -> UnsafeMutablePointer<T> {
+            let p = UnsafeMutablePointer<T>.allocate(capacity: count)
+            p.initialize(repeating: value, count: count)
+            return p
+        }
+        let chunk = Resampler.chunk, bins = Self.bins, stride = Self.stride, frames = Self.frames
+        clean = (zeros(chunk), zeros(chunk))
         pendingCapacity = LogMelFrontEnd.windowLength + resampler.outCapacity
-        pending = (.allocate(capacity: pendingCapacity), .allocate(capacity: pendingCapacity))
-        pending.left.initialize(repeating: 0, count: pendingCapacity)
-        pending.right.initialize(repeating: 0, count: pendingCapacity)
-        spectrumLeft = .allocate(capacity: 2 * Self.bins)
-        spectrumRight = .allocate(capacity: 2 * Self.bins)
-        spectrumLeft.initialize(repeating: 0, count: 2 * Self.bins)
-        spectrumRight.initialize(repeating: 0, count: 2 * Self.bins)
-        magnitudes = .allocate(capacity: Self.frames * Self.bins)
-        magnitudes.initialize(repeating: 0, count: Self.frames * Self.bins)
-        cross = .allocate(capacity: Self.frames * Self.bins * 2)
-        cross.initialize(repeating: 0, count: Self.frames * Self.bins * 2)
+        pending = (zeros(pendingCapacity), zeros(pendingCapacity))
+        spectrumLeft = zeros(2 * stride)
+        spectrumRight = zeros(2 * stride)
+        magnitudes = zeros(frames * stride)
+        directionRe = zeros(frames * stride)
+        directionIm = zeros(frames * stride)
+        heldDelays = zeros(frames * stride, Float.nan)
+        envelope = zeros(stride)
+        phaseRe = zeros(stride)
+        phaseIm = zeros(stride)
+        phaseWeight = zeros(stride)
+        delayHeld = zeros(stride)
+        delayWeight = zeros(stride)
+        heldPeak = zeros(stride)
+        framePowerScratch = zeros(stride)
+        unitRe = zeros(stride)
+        unitIm = zeros(stride)
+        onsetWeight = zeros(stride)
+        onsetBins = zeros(stride)
+        // The delays tried for a frame's onsets: the array's lag window and its hardware offset.
+        let model = configuration.array
+        let grid = Self.delayGridCount, gridStride = Self.gridStride
+        gridDelays = zeros(gridStride)
+        gridCos = zeros(stride * gridStride)
+        gridSin = zeros(stride * gridStride)
+        let halfWidth = 1.05 * model.lagWindowSeconds
+        for g in 0..<grid {
+            let tau = model.delayOffsetSeconds - halfWidth + 2 * halfWidth * Double(g) / Double(grid - 1)
+            gridDelays[g] = Float(tau)
+            for k in 0..<bins {
+                let phase = Self.omega(k) * tau
+                gridCos[k * gridStride + g] = Float(cos(phase))
+                gridSin[k * gridStride + g] = Float(sin(phase))
+            }
+        }
+        gridFit = zeros(gridStride)
+        toleranceSeconds = Self.delayTolerance * Float(model.maximumDelaySeconds)
         capacity = max(1, configuration.maxSources)
         sourceIDs = [Int](repeating: 0, count: capacity)
         sourceLateral = [Double](repeating: 0, count: capacity)
+        sourceAzimuth = [Double](repeating: 0, count: capacity)
         sourceActive = [Bool](repeating: false, count: capacity)
         heard = []
         heard.reserveCapacity(capacity)
-        rotations = .allocate(capacity: capacity * Self.bins * 2)
-        rotations.initialize(repeating: 0, count: capacity * Self.bins * 2)
-        patches = .allocate(capacity: capacity * Self.frames * YAMNet.melBands)
-        patches.initialize(repeating: 0, count: capacity * Self.frames * YAMNet.melBands)
-        winners = .allocate(capacity: Self.bins)
-        winners.initialize(repeating: 0, count: Self.bins)
-        masked = .allocate(capacity: Self.bins)
-        masked.initialize(repeating: 0, count: Self.bins)
-        framePower = .allocate(capacity: capacity * Self.frames)
-        framePower.initialize(repeating: 0, count: capacity * Self.frames)
-        gains = .allocate(capacity: capacity)
-        gains.initialize(repeating: 1, count: capacity)
-        sortScratch = .allocate(capacity: Self.frames)
-        sortScratch.initialize(repeating: 0, count: Self.frames)
-        slotIDs = [Int](repeating: -1, count: capacity + 4)
-        slotLabels = [SoundLabel?](repeating: nil, count: capacity + 4)
+        rotationRe = zeros(capacity * stride)
+        rotationIm = zeros(capacity * stride)
+        sourceDelays = zeros(capacity)
+        ambiguous = zeros(capacity * stride)
+        patches = zeros(capacity * frames * YAMNet.melBands)
+        winners = zeros(frames * stride)
+        floors = zeros(capacity * frames)
+        masked = zeros(stride)
+        framePower = zeros(capacity * frames)
+        gains = zeros(capacity, 1)
+        sortScratch = zeros(frames)
+        let slots = capacity + 4
+        slotIDs = [Int](repeating: -1, count: slots)
+        slotLabels = [SoundLabel?](repeating: nil, count: slots)
+        slotPatch = [Int](repeating: Int.min / 2, count: slots)
+        slotAzimuth = [Double](repeating: 0, count: slots)
+        slotScores = zeros(slots * YAMNet.classCount)
+        currentScores = zeros(YAMNet.classCount)
+        averagedScores = zeros(YAMNet.classCount)
         sourcesBuffer = []
         sourcesBuffer.reserveCapacity(capacity)
     }
 
     deinit {
-        for p in [clean.left, clean.right, pending.left, pending.right, spectrumLeft, spectrumRight, magnitudes, cross, rotations, patches, masked, framePower, gains, sortScratch] {
+        for p in [
+            clean.left, clean.right, pending.left, pending.right, spectrumLeft, spectrumRight, magnitudes, directionRe,
+            directionIm, heldDelays, envelope, phaseRe, phaseIm, phaseWeight, delayHeld, delayWeight, heldPeak, framePowerScratch,
+            unitRe, unitIm, onsetWeight, gridDelays, gridCos, gridSin, gridFit, rotationRe, rotationIm, sourceDelays, ambiguous,
+            patches, winners, floors, masked, framePower, gains, sortScratch, slotScores, currentScores, averagedScores,
+        ] {
             p.deallocate()
         }
-        winners.deallocate()
+        onsetBins.deallocate()
+    }
+
+    /// The angular frequency of bin k, radians per second.
+    private static func omega(_ k: Int) -> Double {
+        2 * Double.pi * LogMelFrontEnd.sampleRate * Double(k) / Double(LogMelFrontEnd.fftSize)
     }
 
     // MARK: - Samples in
@@ -161,10 +306,20 @@ public final class SourceLabeler: RecordLabeler {
         var index = 0
         while index < left.count {
             let take = min(Resampler.chunk, left.count - index)
-            for i in 0..<take {
+            // Finite samples clamped to ±1e4, the others 0 (eight at a time, then the rest).
+            var i = 0
+            if let l = left.baseAddress, let r = right.baseAddress {
+                while i + 8 <= take {
+                    Self.store(Self.cleaned(Self.load(l + index + i)), clean.left + i)
+                    Self.store(Self.cleaned(Self.load(r + index + i)), clean.right + i)
+                    i += 8
+                }
+            }
+            while i < take {
                 let l = left[index + i], r = right[index + i]
                 clean.left[i] = l.isFinite ? max(-1e4, min(1e4, l)) : 0
                 clean.right[i] = r.isFinite ? max(-1e4, min(1e4, r)) : 0
+                i += 1
             }
             let produced = resampler.process(left: clean.left, right: clean.right, count: take)
             take16k(count: produced)
@@ -192,20 +347,140 @@ public final class SourceLabeler: RecordLabeler {
         }
     }
 
-    /// One 10 ms frame: both spectra into the ring; every 48 frames (once 96 are there) the patches.
+    @inline(__always) private static func load(_ p: UnsafePointer<Float>) -> V {
+        UnsafeRawPointer(p).loadUnaligned(as: V.self)
+    }
+    @inline(__always) private static func store(_ v: V, _ p: UnsafeMutablePointer<Float>) {
+        UnsafeMutableRawPointer(p).storeBytes(of: v, as: V.self)
+    }
+    /// Finite samples clamped to ±1e4, the others 0.
+    @inline(__always) private static func cleaned(_ x: V) -> V {
+        let limit = V(repeating: 1e4)
+        return vmax(vmin(x, limit), -limit).replacing(with: 0, where: .!((x - x) .== V()))
+    }
+    /// min and max as compare-and-blend (the generic `pointwiseMin` is not inlined).
+    @inline(__always) private static func vmin(_ x: V, _ y: V) -> V { x.replacing(with: y, where: y .< x) }
+    @inline(__always) private static func vmax(_ x: V, _ y: V) -> V { x.replacing(with: y, where: y .> x) }
+
+    /// One 10 ms frame: both spectra, each bin's onset evidence and direction into the ring;
+    /// every 48 frames (once 96 are there) the patches.
     private func analyzeFrame(left: UnsafePointer<Float>, right: UnsafePointer<Float>) {
         frontEnd.spectrum(of: left, into: spectrumLeft)
         frontEnd.spectrum(of: right, into: spectrumRight)
-        let mag = magnitudes + ringHead * Self.bins, g = cross + ringHead * Self.bins * 2
-        for k in 0..<Self.bins {
-            let lr = spectrumLeft[2 * k], li = spectrumLeft[2 * k + 1]
-            let rr = spectrumRight[2 * k], ri = spectrumRight[2 * k + 1]
-            mag[k] = ((lr * lr + li * li + rr * rr + ri * ri) / 2).squareRoot()
+        let bins = Self.bins, stride = Self.stride
+        let mag = magnitudes + ringHead * stride
+        // Power, magnitude, unit cross-spectrum and onset weight per bin.
+        let zero = V(), half = V(repeating: 0.5), one = V(repeating: 1)
+        let envelopeDecay = V(repeating: Self.onsetEnvelopeDecay), rise = V(repeating: Self.onsetRise)
+        let rawLeft = UnsafeRawPointer(spectrumLeft), rawRight = UnsafeRawPointer(spectrumRight)
+        var k = 0
+        while k < stride {
+            let byteOffset = 2 * k * MemoryLayout<Float>.stride
+            let l16 = rawLeft.loadUnaligned(fromByteOffset: byteOffset, as: SIMD16<Float>.self)
+            let r16 = rawRight.loadUnaligned(fromByteOffset: byteOffset, as: SIMD16<Float>.self)
+            let lr = l16.evenHalf, li = l16.oddHalf, rr = r16.evenHalf, ri = r16.oddHalf
+            let power = half * (lr * lr + li * li + rr * rr + ri * ri)
+            Self.store(power, framePowerScratch + k)
+            Self.store(power.squareRoot(), mag + k)
             // L·R* = (lr + i·li)(rr − i·ri)
             let re = lr * rr + li * ri, im = li * rr - lr * ri
             let norm = (re * re + im * im).squareRoot()
-            g[2 * k] = norm > 0 ? re / norm : 0
-            g[2 * k + 1] = norm > 0 ? im / norm : 0
+            let inverse = (one / norm).replacing(with: 0, where: .!(norm .> zero))
+            Self.store(re * inverse, unitRe + k)
+            Self.store(im * inverse, unitIm + k)
+            let reference = envelopeDecay * Self.load(envelope + k)
+            let weight = power - rise * reference
+            Self.store(Self.vmax(power, reference), envelope + k)
+            Self.store(weight.replacing(with: 0, where: .!(weight .> zero)), onsetWeight + k)
+            k += 8
+        }
+        var onsetCount = 0
+        for k in 0..<bins where onsetWeight[k] > 0 && onsetWeight[k].isFinite {
+            onsetBins[onsetCount] = Int32(k)
+            onsetCount += 1
+        }
+        // The frame's onset delay: the grid delay that best fits all its onsets.
+        var event = -1
+        if onsetCount > 0 {
+            let gridStride = Self.gridStride
+            var g = 0
+            while g < gridStride { Self.store(V(), gridFit + g); g += 8 }
+            for i in 0..<onsetCount {
+                let k = Int(onsetBins[i])
+                let x = V(repeating: onsetWeight[k] * unitRe[k]), y = V(repeating: onsetWeight[k] * unitIm[k])
+                let c = gridCos + k * gridStride, sn = gridSin + k * gridStride
+                g = 0
+                while g < gridStride {
+                    Self.store(Self.load(gridFit + g) + x * Self.load(c + g) + y * Self.load(sn + g), gridFit + g)
+                    g += 8
+                }
+            }
+            var best: Float = 0
+            for g in 0..<Self.delayGridCount where gridFit[g] > best {
+                best = gridFit[g]
+                event = g
+            }
+        }
+        // Held delays: decay, then the onsets that agree with the frame's onset delay (a
+        // stronger one replaces the held delay, a weaker one is averaged in); those are not
+        // phase evidence.
+        let decay = V(repeating: Self.evidenceDecay)
+        k = 0
+        while k < stride {
+            Self.store(decay * Self.load(delayWeight + k), delayWeight + k)
+            k += 8
+        }
+        if event >= 0 {
+            let eventDelay = gridDelays[event], gridStride = Self.gridStride
+            for i in 0..<onsetCount {
+                let k = Int(onsetBins[i])
+                let agreement = unitRe[k] * gridCos[k * gridStride + event] + unitIm[k] * gridSin[k * gridStride + event]
+                guard agreement > 0 else { continue }
+                let onset = onsetWeight[k], held = delayWeight[k]
+                if onset >= held {
+                    delayHeld[k] = eventDelay
+                    delayWeight[k] = onset
+                    heldPeak[k] = framePowerScratch[k]
+                } else {
+                    delayHeld[k] = (held * delayHeld[k] + onset * eventDelay) / (held + onset)
+                    delayWeight[k] = held + onset
+                }
+                onsetWeight[k] = 0
+            }
+        }
+        // Phase evidence, the ceilings, and each bin's direction and held delay into the ring.
+        let ceiling = V(repeating: Self.evidenceCeiling), current = V(repeating: Self.currentPhaseWeight)
+        let none = V(repeating: .nan), release = V(repeating: Self.releaseShare)
+        let dirRe = directionRe + ringHead * stride, dirIm = directionIm + ringHead * stride
+        let held = heldDelays + ringHead * stride
+        k = 0
+        while k < stride {
+            let power = Self.load(framePowerScratch + k), onset = Self.load(onsetWeight + k)
+            let ux = Self.load(unitRe + k), uy = Self.load(unitIm + k)
+            var hx = decay * Self.load(phaseRe + k) + onset * ux
+            var hy = decay * Self.load(phaseIm + k) + onset * uy
+            var hw = decay * Self.load(phaseWeight + k) + onset
+            let cap = ceiling * power
+            let over = hw .> cap
+            let scale = (cap / hw).replacing(with: 1, where: .!over)
+            hx *= scale; hy *= scale
+            hw.replace(with: cap, where: over)
+            var dw = Self.vmin(Self.load(delayWeight + k), cap)
+            // Released when the power has fallen far below its peak since the delay was taken.
+            var peak = Self.vmax(Self.load(heldPeak + k), power)
+            let released = power .< release * peak
+            dw.replace(with: 0, where: released)
+            peak.replace(with: 0, where: released)
+            Self.store(hx, phaseRe + k); Self.store(hy, phaseIm + k); Self.store(hw, phaseWeight + k)
+            Self.store(dw, delayWeight + k)
+            Self.store(peak, heldPeak + k)
+            let dx = hx + current * power * ux, dy = hy + current * power * uy
+            let dn = (dx * dx + dy * dy).squareRoot()
+            let inverse = (one / dn).replacing(with: 0, where: .!(dn .> zero))
+            Self.store(dx * inverse, dirRe + k)
+            Self.store(dy * inverse, dirIm + k)
+            Self.store(Self.load(delayHeld + k).replacing(with: none, where: .!((dw .> zero) .& (dw .>= dn))), held + k)
+            k += 8
         }
         ringHead = (ringHead + 1) % Self.frames
         framesStored = min(framesStored + 1, Self.frames)
@@ -219,6 +494,7 @@ public final class SourceLabeler: RecordLabeler {
     // MARK: - Patches
 
     private func classifyPatches() {
+        patchNumber += 1
         heard.removeAll(keepingCapacity: true)
         for i in 0..<sourceCount where sourceActive[i] { heard.append(i) }
         let count = heard.count
@@ -228,15 +504,26 @@ public final class SourceLabeler: RecordLabeler {
             patchesClassified += 1
             return
         }
-        // Expected rotation e^{iωτ} per bin for each heard source.
-        let model = configuration.array
+        // Each heard source's delay and expected rotation e^{iωτ} per bin.
+        let model = configuration.array, bins = Self.bins, stride = Self.stride
         for (j, i) in heard.enumerated() {
             let tau = model.delay(lateral: sourceLateral[i]) + model.delayOffsetSeconds
-            let rot = rotations + j * Self.bins * 2
-            for k in 0..<Self.bins {
-                let omega = 2 * Double.pi * LogMelFrontEnd.sampleRate * Double(k) / Double(LogMelFrontEnd.fftSize)
-                rot[2 * k] = Float(cos(omega * tau))
-                rot[2 * k + 1] = Float(sin(omega * tau))
+            sourceDelays[j] = Float(tau)
+            for k in 0..<bins {
+                rotationRe[j * stride + k] = Float(cos(Self.omega(k) * tau))
+                rotationIm[j * stride + k] = Float(sin(Self.omega(k) * tau))
+            }
+        }
+        // The bins where two heard sources' phases cannot be told apart (above their first parting).
+        for j in 0..<count {
+            let amb = ambiguous + j * stride
+            for k in 0..<stride { amb[k] = 0 }
+            for i in 0..<count where i != j {
+                let difference = Double(sourceDelays[i] - sourceDelays[j])
+                for k in 0..<bins {
+                    let phase = Self.omega(k) * difference
+                    if abs(phase) > Double.pi && abs(sin(phase / 2)) < Double(Self.ambiguitySine) { amb[k] = 1 }
+                }
             }
         }
         // A coincident pair: one mixture patch names every source.
@@ -246,71 +533,128 @@ public final class SourceLabeler: RecordLabeler {
         classifier.classify(patches: patches, count: batch)
         patchesClassified += batch
         for (j, i) in heard.enumerated() {
-            store(Self.reported(classifier.label(ofPatch: coincident ? 0 : j)), id: sourceIDs[i])
+            classifier.scores(ofPatch: coincident ? 0 : j, into: currentScores)
+            store(id: sourceIDs[i], azimuth: sourceAzimuth[i])
         }
     }
 
     /// The patches of the last 96 frames: with `sources` = 0 the mixture's (in the first
-    /// patch), else one per heard source from the nearest-phase mask. With `normalised`, each
-    /// patch's magnitudes are scaled so that its loud frames sit at ``patchLevel`` (see there).
+    /// patch), else one per heard source from the mask (see the type's documentation). With
+    /// `normalised`, each patch's magnitudes are scaled so that its loud frames sit at
+    /// ``patchLevel`` (see there).
     private func buildPatches(sources: Int, normalised: Bool) {
-        let melBands = YAMNet.melBands
+        let melBands = YAMNet.melBands, stride = Self.stride, frames = Self.frames
         let patchCount = max(1, sources)
-        // Pass 1: each patch's per-frame power (with the mask), for its level.
-        if normalised {
-            for f in 0..<Self.frames {
-                let slot = (ringHead + f) % Self.frames
-                let mag = magnitudes + slot * Self.bins
-                if sources <= 1 {
-                    var p: Float = 0
-                    for k in 0..<Self.bins { p += mag[k] * mag[k] }
-                    framePower[f] = p
-                    continue
-                }
-                assignBins(slot: slot, sources: sources)
-                for j in 0..<sources {
-                    var p: Float = 0
-                    for k in 0..<Self.bins {
-                        let m = winners[k] == Int32(j) ? mag[k] : Self.rejectedBinGain * mag[k]
-                        p += m * m
-                    }
-                    framePower[j * Self.frames + f] = p
-                }
+        let floorShare = Self.rejectedBinGain / Float(Self.bins).squareRoot()
+        // Pass 1: each bin's source, each patch's floor and per-frame power, for its level.
+        for f in 0..<frames {
+            let slot = (ringHead + f) % frames  // oldest first
+            let mag = magnitudes + slot * stride
+            if sources == 0 {
+                var p = V()
+                var k = 0
+                while k < stride { let m = Self.load(mag + k); p += m * m; k += 8 }
+                framePower[f] = p.sum()
+                continue
             }
-            for j in 0..<patchCount { gains[j] = Self.levelGain(framePowers: framePower + j * Self.frames, scratch: sortScratch) }
-        } else {
-            for j in 0..<patchCount { gains[j] = 1 }
+            let win = winners + f * stride
+            assignBins(slot: slot, sources: sources, into: win)
+            for j in 0..<sources {
+                let own = V(repeating: Float(j))
+                var sum = V()
+                var k = 0
+                while k < stride {
+                    let m = Self.load(mag + k)
+                    let mine = Self.load(win + k) .== own
+                    sum += (m * m).replacing(with: 0, where: .!mine)
+                    k += 8
+                }
+                let ownPower = sum.sum()
+                let floor = V(repeating: floorShare * ownPower.squareRoot())
+                var rest = V()
+                k = 0
+                while k < stride {
+                    let m = Self.vmin(Self.load(mag + k), floor)
+                    let mine = Self.load(win + k) .== own
+                    rest += (m * m).replacing(with: 0, where: mine)
+                    k += 8
+                }
+                floors[j * frames + f] = floor[0]
+                framePower[j * frames + f] = ownPower + rest.sum()
+            }
+        }
+        for j in 0..<patchCount {
+            gains[j] = normalised ? Self.levelGain(framePowers: framePower + j * frames, scratch: sortScratch) : 1
         }
         // Pass 2: masked, scaled magnitudes into mel and log.
-        for f in 0..<Self.frames {
-            let slot = (ringHead + f) % Self.frames  // oldest first
-            let mag = magnitudes + slot * Self.bins
-            if sources <= 1 {
-                let g = gains[0]
-                for k in 0..<Self.bins { masked[k] = g * mag[k] }
+        for f in 0..<frames {
+            let slot = (ringHead + f) % frames
+            let mag = magnitudes + slot * stride
+            if sources == 0 {
+                let g = V(repeating: gains[0])
+                var k = 0
+                while k < stride { Self.store(g * Self.load(mag + k), masked + k); k += 8 }
                 frontEnd.logMel(magnitudes: masked, into: patches + f * melBands)
                 continue
             }
-            assignBins(slot: slot, sources: sources)
+            let win = winners + f * stride
             for j in 0..<sources {
-                let g = gains[j], rejected = Self.rejectedBinGain * gains[j]
-                for k in 0..<Self.bins { masked[k] = (winners[k] == Int32(j) ? g : rejected) * mag[k] }
-                frontEnd.logMel(magnitudes: masked, into: patches + j * Self.frames * melBands + f * melBands)
+                let g = V(repeating: gains[j]), floor = V(repeating: floors[j * frames + f])
+                let own = V(repeating: Float(j))
+                var k = 0
+                while k < stride {
+                    let m = Self.load(mag + k)
+                    let mine = Self.load(win + k) .== own
+                    Self.store(g * Self.vmin(m, floor).replacing(with: m, where: mine), masked + k)
+                    k += 8
+                }
+                frontEnd.logMel(magnitudes: masked, into: patches + j * frames * melBands + f * melBands)
             }
         }
     }
 
-    /// Each bin of ring frame `slot` to the heard source whose expected phase fits best (into ``winners``).
-    private func assignBins(slot: Int, sources: Int) {
-        let g = cross + slot * Self.bins * 2
-        for k in 0..<Self.bins {
-            var best: Int32 = 0, bestFit: Float = -2
-            for j in 0..<sources {
-                let rot = rotations + j * Self.bins * 2
-                let fit = g[2 * k] * rot[2 * k] + g[2 * k + 1] * rot[2 * k + 1]
-                if fit > bestFit { bestFit = fit; best = Int32(j) }
+    /// Each bin of ring frame `slot` to its heard source, or −1 (see the type's documentation).
+    private func assignBins(slot: Int, sources: Int, into win: UnsafeMutablePointer<Float>) {
+        let stride = Self.stride
+        let dirRe = directionRe + slot * stride, dirIm = directionIm + slot * stride
+        let held = heldDelays + slot * stride
+        let tolerance = V(repeating: toleranceSeconds), minusOne = V(repeating: -1)
+        var k = 0
+        if sources == 1 {
+            // One source: every bin but those holding a delay far from its own.
+            let own = V(repeating: sourceDelays[0])
+            while k < stride {
+                let difference = Self.load(held + k) - own
+                let far = (difference .> tolerance) .| (-difference .> tolerance)
+                Self.store(V().replacing(with: minusOne, where: far), win + k)
+                k += 8
             }
-            winners[k] = best
+            return
+        }
+        while k < stride {
+            let delay = Self.load(held + k)
+            let isHeld = delay .== delay  // not NaN
+            let x = Self.load(dirRe + k), y = Self.load(dirIm + k)
+            // Held delays: the nearest source's, if near enough; the others: the best phase fit.
+            var nearest = minusOne, nearestDistance = tolerance
+            var fitted = V(), bestFit = V(repeating: -2), fittedAmbiguous = V()
+            for j in 0..<sources {
+                let index = V(repeating: Float(j))
+                let difference = delay - V(repeating: sourceDelays[j])
+                let distance = difference.replacing(with: -difference, where: difference .< V())
+                let nearer = distance .<= nearestDistance
+                nearest.replace(with: index, where: nearer)
+                nearestDistance.replace(with: distance, where: nearer)
+                let fit = x * Self.load(rotationRe + j * stride + k) + y * Self.load(rotationIm + j * stride + k)
+                let better = fit .> bestFit
+                fitted.replace(with: index, where: better)
+                bestFit.replace(with: fit, where: better)
+                fittedAmbiguous.replace(with: Self.load(ambiguous + j * stride + k), where: better)
+            }
+            fitted.replace(with: minusOne, where: fittedAmbiguous .> V())
+            let chosen = fitted.replacing(with: nearest, where: isHeld)
+            Self.store(chosen, win + k)
+            k += 8
         }
     }
 
@@ -340,22 +684,63 @@ public final class SourceLabeler: RecordLabeler {
         label.score >= minimumLabelScore || label.alert ? label : nil
     }
 
-    private func store(_ label: SoundLabel?, id: Int) {
-        var slot = slotIDs.firstIndex(of: id)
-        if slot == nil {
-            // A slot whose source is gone.
-            slot = slotIDs.indices.first { s in
-                let owner = slotIDs[s]
-                return owner < 0 || !(0..<sourceCount).contains { sourceIDs[$0] == owner }
-            }
+    /// Stores the scores in ``currentScores`` as the latest patch of source `id` (heard at
+    /// `azimuth`) and labels it from them, averaged with its previous patch's when that is recent.
+    private func store(id: Int, azimuth: Double) {
+        let s = slot(for: id, azimuth: azimuth)
+        let classes = YAMNet.classCount
+        let previous = slotScores + s * classes
+        if patchNumber - slotPatch[s] <= Self.inheritPatches {
+            for c in 0..<classes { averagedScores[c] = (previous[c] + currentScores[c]) / 2 }
+            slotLabels[s] = Self.reported(classifier.label(scores: averagedScores))
+        } else {
+            slotLabels[s] = Self.reported(classifier.label(scores: currentScores))
         }
-        let s = slot ?? 0
-        slotIDs[s] = id
-        slotLabels[s] = label
+        previous.update(from: currentScores, count: classes)
+        slotPatch[s] = patchNumber
+        slotAzimuth[s] = azimuth
     }
 
-    private func label(of id: Int) -> SoundLabel? {
-        guard let s = slotIDs.firstIndex(of: id) else { return nil }
+    /// The label slot of source `id`: its own; else that of a labelled source the latest
+    /// record no longer lists, within ``inheritDegrees`` of `azimuth` and ``inheritSeconds``,
+    /// which it takes over; else a fresh one (a free slot, or the stalest whose source is gone).
+    private func slot(for id: Int, azimuth: Double) -> Int {
+        if let s = slotIDs.firstIndex(of: id) { return s }
+        if let s = inheritableSlot(azimuth: azimuth) {
+            slotIDs[s] = id
+            return s
+        }
+        var fresh = 0, freshPatch = Int.max
+        for s in slotIDs.indices where slotIDs[s] < 0 || !isListed(slotIDs[s]) {
+            if slotPatch[s] < freshPatch { freshPatch = slotPatch[s]; fresh = s }
+        }
+        slotIDs[fresh] = id
+        slotLabels[fresh] = nil
+        slotPatch[fresh] = Int.min / 2
+        return fresh
+    }
+
+    /// A recent slot of a source the latest record does not list, nearest `azimuth` within ``inheritDegrees``.
+    private func inheritableSlot(azimuth: Double) -> Int? {
+        var found: Int?, nearest = Self.inheritDegrees
+        for s in slotIDs.indices where slotIDs[s] >= 0 && slotLabels[s] != nil && !isListed(slotIDs[s]) {
+            guard patchNumber - slotPatch[s] <= Self.inheritPatches else { continue }
+            let distance = abs(slotAzimuth[s] - azimuth)
+            if distance <= nearest { nearest = distance; found = s }
+        }
+        return found
+    }
+
+    private func isListed(_ id: Int) -> Bool {
+        for i in 0..<sourceCount where sourceIDs[i] == id { return true }
+        return false
+    }
+
+    /// The label of source `id` (heard at `azimuth`): its slot's, or the one it inherits.
+    private func label(of id: Int, azimuth: Double) -> SoundLabel? {
+        if let s = slotIDs.firstIndex(of: id) { return slotLabels[s] }
+        guard let s = inheritableSlot(azimuth: azimuth) else { return nil }
+        slotIDs[s] = id
         return slotLabels[s]
     }
 
@@ -368,6 +753,7 @@ public final class SourceLabeler: RecordLabeler {
             let source = record.sources[i]
             sourceIDs[i] = source.id
             sourceLateral[i] = sin(source.azimuth * Double.pi / 180)
+            sourceAzimuth[i] = source.azimuth
             sourceActive[i] = source.active
         }
         var out = record
@@ -376,7 +762,7 @@ public final class SourceLabeler: RecordLabeler {
         var loudest = -1
         for i in 0..<record.sources.count {
             var source = record.sources[i]
-            source.label = label(of: source.id)
+            source.label = label(of: source.id, azimuth: source.azimuth)
             out.sources.append(source)
             if source.active, source.label != nil, loudest < 0 || source.levelDBFS > out.sources[loudest].levelDBFS {
                 loudest = i

@@ -6,8 +6,10 @@ import TestSupport
 import Testing
 
 /// Per-source labels through the streaming path (``StreamingAnalyzer`` + ``SourceLabeler``) on
-/// free-field scenes, and the label score floor. The room figures are
-/// `Benchmarks/accuracy/classify.py`'s (Docs/Classification.md).
+/// free-field scenes and in synthetic rooms (``Reverberation``), the mask's handling of a sound
+/// the tracker does not list, labels carried across a new id, and the label score floor. The
+/// figures of rooms simulated by pyroomacoustics are `Benchmarks/accuracy/classify.py`'s
+/// (Docs/Classification.md).
 @Suite("Per-source labels", .serialized, .enabled(if: availableOrOnCI(modelAvailable), modelMissingComment))
 struct SourceLabelTests {
     static let rate = 44100.0
@@ -86,6 +88,50 @@ struct SourceLabelTests {
         return StereoSignal(left: left.map { Float($0) }, right: right.map { Float($0) }, sampleRate: rate)
     }
 
+    /// Sources in a synthetic room on a 15 cm pair (each its own seeded set of reflections),
+    /// the mixture scaled to a peak of 0.9 (as classify.py does).
+    static func roomScene(
+        _ parts: [(signal: [Double], azimuth: Double, seed: UInt64)], rt60: Double, directToReverberant: Double
+    ) -> StereoSignal {
+        let n = parts[0].signal.count
+        var left = [Double](repeating: 0, count: n), right = [Double](repeating: 0, count: n)
+        for part in parts {
+            let heard = Reverberation.render(
+                part.signal, azimuth: part.azimuth, microphones: .spaced(spacing: 0.15), sampleRate: rate,
+                rt60: rt60, directToReverberantDecibels: directToReverberant, seed: part.seed)
+            for i in 0..<n { left[i] += heard.left[i]; right[i] += heard.right[i] }
+        }
+        let peak = zip(left, right).reduce(0) { max($0, abs($1.0), abs($1.1)) }
+        let gain = 0.9 / peak
+        return StereoSignal(left: left.map { Float($0 * gain) }, right: right.map { Float($0 * gain) }, sampleRate: rate)
+    }
+
+    /// A labeler alone over `signal`, told the sources of `sources(time)` in a record every 1024
+    /// samples (no tracker): every source of every record, with its id.
+    static func runListed(_ signal: StereoSignal, sources: (Double) -> [SourceRecord]) throws -> [(time: Double, id: Int, label: SoundLabel?)] {
+        let configuration = AnalysisConfiguration(sampleRate: signal.sampleRate)
+        let classifier = try SoundClassifier(maximumBatch: configuration.maxSources)
+        let labeler = try SourceLabeler(classifier: classifier, configuration: configuration)
+        var out: [(time: Double, id: Int, label: SoundLabel?)] = []
+        let block = 1024
+        signal.left.withUnsafeBufferPointer { l in
+            signal.right.withUnsafeBufferPointer { r in
+                var start = 0
+                while start + block <= l.count {
+                    labeler.append(
+                        left: UnsafeBufferPointer(rebasing: l[start..<(start + block)]),
+                        right: UnsafeBufferPointer(rebasing: r[start..<(start + block)]))
+                    start += block
+                    let time = Double(start) / signal.sampleRate
+                    labeler.label(AnalysisRecord(time: time, active: true, sources: sources(time))) { record in
+                        for s in record.sources { out.append((time, s.id, s.label)) }
+                    }
+                }
+            }
+        }
+        return out
+    }
+
     @Test("speech at -40 deg and a two-tone siren at +30 deg (+10 dB), free field: each source's class in its top three",
           .enabled(if: availableOrOnCI(espeakAvailable), "espeak-ng is not installed (apt-get install espeak-ng); runs on CI"))
     func speechAndSiren() throws {
@@ -98,8 +144,98 @@ struct SourceLabelTests {
         let sirenShare = Self.share(sources, azimuth: 30, classes: Self.sirens)
         print("per source, free field: speech \(Int(speech.share * 100)) % of \(speech.patches) patches, siren \(Int(sirenShare.share * 100)) % of \(sirenShare.patches)")
         #expect(speech.patches >= 15 && sirenShare.patches >= 15)
-        #expect(speech.share >= 0.8, "measured 86 % of 22 patches on 2026-11-25")
-        #expect(sirenShare.share >= 0.8, "measured 90 % of 22 patches on 2026-11-25")
+        #expect(speech.share >= 0.8, "measured 100 % of 22 patches (86 % with the phase mask of 2026-11-25)")
+        #expect(sirenShare.share >= 0.8, "measured 95 % of 22 patches (90 % with the phase mask)")
+    }
+
+    /// Three seeded synthetic rooms (``Reverberation``: RT60 0.3 s, direct-to-reverberant −4 dB,
+    /// the ratio of a talker at 1.5 m in a 6 × 5 × 3 m room; classify.py's pyroomacoustics room
+    /// has −3.2 and −3.6 dB), 12 s each, the patches of the three pooled. Measured on 2026-11-27
+    /// (share of patches with the source's own class in the top three, speech / siren):
+    /// rooms (21, 22) 81 % of 22 / 23 % of 21; (23, 24) 85 % of 21 / 72 % of 22; (25, 26) 100 % of
+    /// 21 / 100 % of 2 (a labelled source within 15° of the siren at only 2 patch times). Pooled:
+    /// speech 57 of 64 patches (89 %), siren 23 of 45 (51 %). With the per-bin phase mask before
+    /// 18d8cbb: speech 42 of 59 (71 %), siren 0 of 39.
+    ///
+    /// The issue's target (80 % each) is met for speech and not for the siren, whose patches here
+    /// fall short of classify.py's pyroomacoustics room of the same RT60 (100 % of 22): a known
+    /// issue, with the measured figures as a floor below it.
+    @Test("speech at -40 deg and a two-tone siren at +30 deg (+10 dB) in three synthetic rooms (RT60 0.3 s, direct-to-reverberant -4 dB): each source's class in its top three",
+          .enabled(if: availableOrOnCI(espeakAvailable), "espeak-ng is not installed (apt-get install espeak-ng); runs on CI"))
+    func speechAndSirenInARoom() throws {
+        _ = try requireClassifier()
+        let seconds = 12.0, n = Int(seconds * Self.rate)
+        let talker = try Self.speech(rms: 0.05, seconds: seconds)
+        let siren = Generators.normalised(Generators.twoToneSiren(sampleRate: Self.rate, count: n), rms: 0.05 * pow(10, 10.0 / 20))
+        var speech = (hits: 0, patches: 0), sirens = (hits: 0, patches: 0), sirenPatchesPerRoom: [Int] = []
+        for seeds in [(UInt64(21), UInt64(22)), (23, 24), (25, 26)] {
+            let scene = Self.roomScene([(talker, -40, seeds.0), (siren, 30, seeds.1)], rt60: 0.3, directToReverberant: -4)
+            let (sources, _) = try Self.run(scene)
+            let s = Self.share(sources, azimuth: -40, classes: ["Speech"])
+            let t = Self.share(sources, azimuth: 30, classes: Self.sirens)
+            print("per source, room \(seeds): speech \(Int(s.share * 100)) % of \(s.patches) patches, siren \(Int(t.share * 100)) % of \(t.patches)")
+            speech.hits += Int((s.share * Double(s.patches)).rounded()); speech.patches += s.patches
+            sirens.hits += Int((t.share * Double(t.patches)).rounded()); sirens.patches += t.patches
+            sirenPatchesPerRoom.append(t.patches)
+        }
+        let speechShare = Double(speech.hits) / Double(max(1, speech.patches))
+        let sirenShare = Double(sirens.hits) / Double(max(1, sirens.patches))
+        print("per source, three rooms: speech \(speech.hits) of \(speech.patches) patches, siren \(sirens.hits) of \(sirens.patches)")
+        #expect(speech.patches >= 60, "measured 64 patches")
+        #expect(speechShare >= 0.8, "measured 89 % (57 of 64 patches)")
+        withKnownIssue("issue 33: in the synthetic room the siren reads as a siren in 51 % of its patches (target 80 %), and the tracker lists it at 2 patch times of room (25, 26)") {
+            #expect(sirenShare >= 0.8)
+            #expect(sirenPatchesPerRoom.allSatisfy { $0 >= 15 }, "siren patches per room \(sirenPatchesPerRoom)")
+        }
+        // The floor under the measured figures, with room for a few patches to change (scores
+        // differ in their last digits between instruction sets).
+        #expect(sirens.patches >= 36, "measured 45 patches (21, 22 and 2)")
+        #expect(sirenShare >= 0.4, "measured 51 % (23 of 45 patches)")
+    }
+
+    @Test("a sound the tracker does not list stays out of the listed source's patch: only the talker listed, the siren (+10 dB) does not name it",
+          .enabled(if: availableOrOnCI(espeakAvailable), "espeak-ng is not installed (apt-get install espeak-ng); runs on CI"))
+    func unlistedSound() throws {
+        _ = try requireClassifier()
+        let seconds = 8.0, n = Int(seconds * Self.rate)
+        let talker = try Self.speech(rms: 0.05, seconds: seconds)
+        let siren = Generators.normalised(Generators.twoToneSiren(sampleRate: Self.rate, count: n), rms: 0.05 * pow(10, 10.0 / 20))
+        let scene = Self.scene([(talker, -40), (siren, 30)])
+        let records = try Self.runListed(scene) { _ in
+            [SourceRecord(id: 1, azimuth: -40, confidence: 0.5, levelDBFS: -30, active: true)]
+        }
+        let labelled = records.filter { $0.time >= 1.5 }.compactMap(\.label)
+        let speech = labelled.filter { $0.names.contains("Speech") }.count
+        let sirenNamed = labelled.filter { $0.names.contains { Self.sirens.contains($0) } }.count
+        print("only the talker listed: \(labelled.count) labelled records, Speech in the top three of \(speech), a siren class in \(sirenNamed)")
+        // Measured 280 labelled records, Speech in 280 and a siren class in none (2026-11-27).
+        // Before 18d8cbb one heard source took every bin, so the talker's patch was the mixture,
+        // with a siren 10 dB louder than the talker: Speech in 0 of 280, a siren class in 62.
+        #expect(labelled.count >= 100, "measured 280")
+        #expect(speech * 10 >= labelled.count * 8, "measured Speech in 280 of 280")
+        #expect(sirenNamed * 10 <= labelled.count * 2, "measured a siren class in 0 of 280")
+    }
+
+    @Test("a source listed under a new id near a labelled source the tracker no longer lists takes its label at once; a far one does not")
+    func labelCarriedAcrossNewID() throws {
+        _ = try requireClassifier()
+        let n = Int(8 * Self.rate)
+        let siren = Generators.twoToneSiren(sampleRate: Self.rate, count: n)
+        let records = try Self.runListed(Self.scene([(siren, 30)])) { time in
+            time < 4
+                ? [SourceRecord(id: 1, azimuth: 30, confidence: 0.5, levelDBFS: -20, active: true)]
+                : [SourceRecord(id: 2, azimuth: 33, confidence: 0.5, levelDBFS: -20, active: true),
+                   SourceRecord(id: 3, azimuth: -40, confidence: 0.1, levelDBFS: -40, active: true)]
+        }
+        let before = try #require(records.last { $0.id == 1 }?.label)
+        let firstOfTwo = try #require(records.first { $0.id == 2 })
+        let firstOfThree = try #require(records.first { $0.id == 3 })
+        #expect(before.names.contains { Self.sirens.contains($0) })
+        #expect(firstOfTwo.label == before, "id 2 (3° away) takes id 1's label in its first record")
+        #expect(firstOfThree.label == nil, "id 3 (70° away) has no label before its first patch")
+        // Later id 2 keeps a siren label: its patches average with id 1's.
+        let later = records.filter { $0.id == 2 && $0.time > 5 }.compactMap(\.label)
+        #expect(!later.isEmpty && later.allSatisfy { $0.names.contains { Self.sirens.contains($0) } })
     }
 
     @Test("a source's label does not depend on the recording's level: the siren at -20 dB still reads as a siren")
