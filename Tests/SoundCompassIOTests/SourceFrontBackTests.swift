@@ -76,7 +76,7 @@ struct SourceFrontBackTests {
         return result
     }
 
-    @Test("A talker ahead and one behind, a turning listener: each source's hemisphere right in ≥ 87 % of its frames after 2 s (target 95 %, a known issue in one scene)",
+    @Test("A talker ahead and one behind, a turning listener: each source's hemisphere right in ≥ 95 % of its frames after 2 s",
           arguments: [(30.0, 150.0), (-40.0, -140.0), (30.0, -140.0), (-40.0, 150.0), (60.0, -120.0)])
     func twoSources(ahead: Double, behind: Double) throws {
         let listener = Self.listener(ahead: ahead, behind: behind)
@@ -101,17 +101,10 @@ struct SourceFrontBackTests {
                     + "\(s.unknown) unknown, \(s.ambiguous) with both sources at one lateral bearing; hemisphere right in \(String(format: "%.1f", 100 * s.share)) %")
             // Listed in most frames, so the share is not of a handful.
             #expect(s.frames >= frames / 4, "source \(i): listed in \(s.frames) of \(frames) frames")
-            // Measured floor (guards against regressions): 90.0–100 % over these scenes with the
-            // sources tracked at the yaw their averaged candidates were heard at (89.8–99.5 %
-            // before, with the frame's yaw).
-            #expect(s.share >= 0.87, "source \(i): hemisphere right in \(s.right) of \(s.frames) frames")
-            // The issue's target, met by 9 of the 10 sources: not by the source ahead at
-            // −40°/+150° (90.0 %), where the turn's extreme holds both sources within 10° of the
-            // pair's axis for half a second, near the candidates' separation (see Docs/IMU.md):
-            // recorded, not hidden.
-            withKnownIssue("issue 31 item 4: target 95 % not met in every scene", isIntermittent: true) {
-                #expect(s.share >= 0.95, "source \(i): hemisphere right in \(s.right) of \(s.frames) frames (target 95 %)")
-            }
+            // The issue's target. Measured 95.3–100 % over these scenes; the source ahead at
+            // −40°/+150° reached it (90.0 → 97.2 %) when a new track's readings were weighed
+            // without the bins of the other source heard that frame (see Docs/IMU.md).
+            #expect(s.share >= 0.95, "source \(i): hemisphere right in \(s.right) of \(s.frames) frames")
         }
     }
 

@@ -31,8 +31,19 @@ import Musl
 /// one's mirror image) the source keeps the hemisphere its track holds (the last decision, moved
 /// across the pair's axis by the turn and kept through an id taken back: it goes with the track,
 /// not the id), or stays `.unknown`; so it does too while its track took no candidate (not
-/// heard, its tracked bearing held). Nothing
-/// is resolved while the yaw has swept less than ``minimumSweep`` over the last
+/// heard, its tracked bearing held).
+///
+/// **Another source's bins.** Where neither reading is clearly larger and the source's track
+/// holds no hemisphere yet (a new track), the two are weighed again without the bins within
+/// ±``neighbourhood`` of the world bearing of every other source that holds a hemisphere and
+/// whose track took a candidate this frame. A source ahead and one behind heard a few degrees
+/// apart in lateral bearing (both near the pair's axis at a turn's extreme, say) put each one's
+/// mirror reading those few degrees from the other's true bearing: the mass there is the other
+/// source's, not evidence for this one. A track that holds a hemisphere keeps it instead
+/// (reading the other sources' bins out for those too lowered one test scene's source,
+/// 96.9 → 96.8 %).
+///
+/// Nothing is resolved while the yaw has swept less than ``minimumSweep`` over the last
 /// ``sweepWindow``: without turning, both readings pile up alike.
 ///
 /// Life cycle: `init` allocates everything; ``update(yaw:active:candidates:count:sources:heardAzimuths:heardShares:)``
@@ -109,6 +120,37 @@ package struct SourceFrontBack {
         return sum
     }
 
+    /// The histogram's mass within ±``neighbourhood`` bins of world bearing `bearing` (degrees),
+    /// leaving out the bins within ±``neighbourhood`` of the world bearing of every source of
+    /// `sources` but `source` that holds a hemisphere and whose track took a candidate this
+    /// frame (at that candidate's bearing, `heardAzimuths`, degrees; share ≥ ``minimumShare``),
+    /// with the listener at `yaw` (degrees, unwrapped).
+    private func mass(
+        _ bearing: Double, apartFrom source: Int, yaw: Double, sources: [SourceRecord], heardAzimuths: [Double],
+        heardShares: [Double]
+    ) -> Double {
+        let centre = Int(Self.position(bearing).rounded()) % Self.binCount
+        var sum = 0.0
+        for k in -Self.neighbourhood...Self.neighbourhood {
+            let bin = (centre + k + Self.binCount) % Self.binCount
+            var explained = false
+            for other in 0..<min(sources.count, min(heardAzimuths.count, heardShares.count)) where other != source {
+                let phi = heardAzimuths[other]
+                guard phi.isFinite, heardShares[other] >= Self.minimumShare else { continue }
+                let world: Double
+                switch sources[other].hemisphere {
+                case .front: world = yaw + phi
+                case .back: world = yaw + 180 - phi
+                case .unknown: continue
+                }
+                let d = abs(bin - Int(Self.position(world).rounded()) % Self.binCount)
+                if min(d, Self.binCount - d) <= Self.neighbourhood { explained = true; break }
+            }
+            if !explained { sum += histogram[bin] }
+        }
+        return sum
+    }
+
     /// The yaw's sweep over the last ``sweepWindow``: largest minus smallest, degrees.
     private var sweep: Double {
         guard yawCount > 0 else { return 0 }
@@ -181,6 +223,24 @@ package struct SourceFrontBack {
                         hemisphere = .back
                     } else {
                         hemisphere = previous
+                        if previous == .unknown {
+                            // A track that holds no hemisphere yet: one of its readings may sit
+                            // in the bins of another source heard this frame, whose mass is that
+                            // source's, not evidence for this one. Weighed without those bins.
+                            let ownFront = mass(
+                                yaw + phi, apartFrom: i, yaw: yaw, sources: sources,
+                                heardAzimuths: heardAzimuths, heardShares: heardShares)
+                            let ownBack = mass(
+                                yaw + 180 - phi, apartFrom: i, yaw: yaw, sources: sources,
+                                heardAzimuths: heardAzimuths, heardShares: heardShares)
+                            if ownFront + ownBack >= Self.minimumMass {
+                                if ownFront >= Self.margin * ownBack {
+                                    hemisphere = .front
+                                } else if ownBack >= Self.margin * ownFront {
+                                    hemisphere = .back
+                                }
+                            }
+                        }
                     }
                 }
             }
