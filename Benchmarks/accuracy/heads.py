@@ -57,18 +57,8 @@ def argument(name, default):
 
 def render(head, kind, azimuth, ir, dry, rate):
     key = f"{head}-{kind}-{azimuth:+07.2f}-snr{SNR:g}-{hrir.SECONDS:g}s.wav"
-    path = os.path.join(CACHE, key)
-    if os.path.exists(path):
-        return path
-    wet = np.stack([fftconvolve(dry, ir[:, ch])[: len(dry)] for ch in (0, 1)])
-    power = np.mean(wet ** 2)
-    rng = np.random.default_rng(100000 + int(round(azimuth * 100)) + (0 if kind == "speech" else 50000))
-    wet += rng.standard_normal(wet.shape) * np.sqrt(power / 10 ** (SNR / 10))
-    os.makedirs(CACHE, exist_ok=True)
-    tmp = path + ".tmp.wav"
-    wavfile.write(tmp, rate, (wet.T / max(1.0, np.abs(wet).max() * 1.01)).astype(np.float32))
-    os.replace(tmp, path)
-    return path
+    seed = 100000 + int(round(azimuth * 100)) + (0 if kind == "speech" else 50000)
+    return hrir.render_cached(os.path.join(CACHE, key), dry, ir, rate, SNR, seed)
 
 
 def law_profile(coefficients, rate, directory):

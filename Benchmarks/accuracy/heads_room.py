@@ -25,7 +25,6 @@ import sys
 
 import numpy as np
 import pyroomacoustics as pra
-from scipy.io import wavfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hrir  # noqa: E402  (speech, white noise)
@@ -71,19 +70,8 @@ def room_response(hrirs, rate, azimuth, rt60):
 
 def render(head, kind, azimuth, response, dry, rate, rt60):
     key = f"{head}-{kind}-{azimuth:+07.2f}-rt{rt60:g}-snr{SNR:g}-{hrir.SECONDS:g}s.wav"
-    path = os.path.join(CACHE, key)
-    if os.path.exists(path):
-        return path
-    from scipy.signal import fftconvolve
-    wet = np.stack([fftconvolve(dry, response[:, ch])[: len(dry)] for ch in (0, 1)])
-    power = np.mean(wet ** 2)
-    rng = np.random.default_rng(200000 + int(round(azimuth * 100)) + (0 if kind == "speech" else 50000))
-    wet += rng.standard_normal(wet.shape) * np.sqrt(power / 10 ** (SNR / 10))
-    os.makedirs(CACHE, exist_ok=True)
-    tmp = path + ".tmp.wav"
-    wavfile.write(tmp, rate, (wet.T / max(1.0, np.abs(wet).max() * 1.01)).astype(np.float32))
-    os.replace(tmp, path)
-    return path
+    seed = 200000 + int(round(azimuth * 100)) + (0 if kind == "speech" else 50000)
+    return hrir.render_cached(os.path.join(CACHE, key), dry, response, rate, SNR, seed)
 
 
 def main():

@@ -132,20 +132,27 @@ HEADS = {
 }
 
 
-def render(head, kind, azimuth, hrir, dry, snr):
-    key = f"{head}-{kind}-{azimuth:+04d}-snr{snr:g}-{SECONDS:g}s.wav"
-    path = os.path.join(CACHE, key)
+def render_cached(path, dry, response, rate, snr, seed):
+    """`dry` heard through the two-channel impulse response `response` (samples x 2), white
+    sensor noise at `snr` dB below its power (numpy seed `seed`), written to `path` as 32-bit
+    float WAV at `rate` (scaled down only if it would clip); kept: an existing `path` is reused.
+    Shared by hrir.py, heads.py and heads_room.py."""
     if os.path.exists(path):
         return path
-    wet = np.stack([fftconvolve(dry, hrir[:, ch])[: len(dry)] for ch in (0, 1)])
+    wet = np.stack([fftconvolve(dry, response[:, ch])[: len(dry)] for ch in (0, 1)])
     power = np.mean(wet ** 2)
-    rng = np.random.default_rng(1000 + azimuth + (0 if kind == "speech" else 500))
+    rng = np.random.default_rng(seed)
     wet += rng.standard_normal(wet.shape) * np.sqrt(power / 10 ** (snr / 10))
-    os.makedirs(CACHE, exist_ok=True)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
     tmp = path + ".tmp.wav"
-    wavfile.write(tmp, FS, (wet.T / max(1.0, np.abs(wet).max() * 1.01)).astype(np.float32))
+    wavfile.write(tmp, rate, (wet.T / max(1.0, np.abs(wet).max() * 1.01)).astype(np.float32))
     os.replace(tmp, path)
     return path
+
+
+def render(head, kind, azimuth, hrir, dry, snr):
+    key = f"{head}-{kind}-{azimuth:+04d}-snr{snr:g}-{SECONDS:g}s.wav"
+    return render_cached(os.path.join(CACHE, key), dry, hrir, FS, snr, 1000 + azimuth + (0 if kind == "speech" else 500))
 
 
 SWEEP_AZIMUTHS = list(range(-60, 61, 5))
