@@ -179,6 +179,16 @@ public struct MeasuredHead: Sendable, Equatable {
         guard heard else { return nil }
         let outlier = 1 / outlierSpanSeconds
         let normal = 1 / (2 * Double.pi).squareRoot()
+        // The density of estimate `e`'s measurement `m` as the source's peak, with the source at
+        // point `t` (0…1) of stretch `j` (between azimuths `j − 1` and `j`), times `p`.
+        @inline(__always) func sourceDensity(
+            _ e: Estimate, _ m: (p: Double, delay: Double, share: Double), stretch j: Int, at t: Double
+        ) -> Double {
+            let start = Self.path(e, j - 1, share: m.share), end = Self.path(e, j, share: m.share)
+            let sigma = 0.5 * (e.delaySpreads[j - 1] + e.delaySpreads[j])
+            let z = (-m.delay - (start + t * (end - start))) / sigma
+            return m.p * normal / sigma * exp(-0.5 * z * z)
+        }
         // 1. The likeliest point of the search grid.
         var bestCost = Double.infinity, bestStretch = 1, bestT = 0.0
         for j in 1..<n {
@@ -188,11 +198,8 @@ public struct MeasuredHead: Sendable, Equatable {
                 for index in 0...count {
                     let m = measured(index)
                     guard m.p > 0 else { continue }
-                    let e = estimates[index]
-                    let start = Self.path(e, j - 1, share: m.share), end = Self.path(e, j, share: m.share)
-                    let sigma = 0.5 * (e.delaySpreads[j - 1] + e.delaySpreads[j])
-                    let z = (-m.delay - (start + t * (end - start))) / sigma
-                    cost -= log(m.p * normal / sigma * exp(-0.5 * z * z) + (1 - m.p) * outlier + .leastNormalMagnitude)
+                    let density = sourceDensity(estimates[index], m, stretch: j, at: t)
+                    cost -= log(density + (1 - m.p) * outlier + .leastNormalMagnitude)
                 }
                 if cost < bestCost {
                     (bestCost, bestStretch, bestT) = (cost, j, t)
@@ -209,10 +216,7 @@ public struct MeasuredHead: Sendable, Equatable {
                 guard m.p > 0 else { continue }
                 let e = estimates[index]
                 // Inlier or not at the grid's best point.
-                let bestStart = Self.path(e, bestStretch - 1, share: m.share), bestEnd = Self.path(e, bestStretch, share: m.share)
-                let bestSigma = 0.5 * (e.delaySpreads[bestStretch - 1] + e.delaySpreads[bestStretch])
-                let z = (-m.delay - (bestStart + bestT * (bestEnd - bestStart))) / bestSigma
-                guard m.p * normal / bestSigma * exp(-0.5 * z * z) >= (1 - m.p) * outlier else { continue }
+                guard sourceDensity(e, m, stretch: bestStretch, at: bestT) >= (1 - m.p) * outlier else { continue }
                 inliers += 1
                 let start = Self.path(e, j - 1, share: m.share), end = Self.path(e, j, share: m.share)
                 let sigma = 0.5 * (e.delaySpreads[j - 1] + e.delaySpreads[j])
