@@ -110,45 +110,48 @@ package struct SourceFrontBack {
         histogram[(low + 1) % Self.binCount] += weight * fraction
     }
 
-    /// The histogram's mass within ±``neighbourhood`` bins of world bearing `bearing`.
-    private func mass(_ bearing: Double) -> Double {
-        let centre = Int(Self.position(bearing).rounded()) % Self.binCount
-        var sum = 0.0
-        for k in -Self.neighbourhood...Self.neighbourhood {
-            sum += histogram[(centre + k + Self.binCount) % Self.binCount]
-        }
-        return sum
-    }
-
     /// The histogram's mass within ±``neighbourhood`` bins of world bearing `bearing` (degrees),
-    /// leaving out the bins within ±``neighbourhood`` of the world bearing of every source of
-    /// `sources` but `source` that holds a hemisphere and whose track took a candidate this
-    /// frame (at that candidate's bearing, `heardAzimuths`, degrees; share ≥ ``minimumShare``),
-    /// with the listener at `yaw` (degrees, unwrapped).
-    private func mass(
-        _ bearing: Double, apartFrom source: Int, yaw: Double, sources: [SourceRecord], heardAzimuths: [Double],
-        heardShares: [Double]
-    ) -> Double {
+    /// over the bins (indices) that `counts` accepts: all of them unless told.
+    private func mass(_ bearing: Double, counting counts: (Int) -> Bool = { _ in true }) -> Double {
         let centre = Int(Self.position(bearing).rounded()) % Self.binCount
         var sum = 0.0
         for k in -Self.neighbourhood...Self.neighbourhood {
             let bin = (centre + k + Self.binCount) % Self.binCount
-            var explained = false
-            for other in 0..<min(sources.count, min(heardAzimuths.count, heardShares.count)) where other != source {
-                let phi = heardAzimuths[other]
-                guard phi.isFinite, heardShares[other] >= Self.minimumShare else { continue }
-                let world: Double
-                switch sources[other].hemisphere {
-                case .front: world = yaw + phi
-                case .back: world = yaw + 180 - phi
-                case .unknown: continue
-                }
-                let d = abs(bin - Int(Self.position(world).rounded()) % Self.binCount)
-                if min(d, Self.binCount - d) <= Self.neighbourhood { explained = true; break }
-            }
-            if !explained { sum += histogram[bin] }
+            if counts(bin) { sum += histogram[bin] }
         }
         return sum
+    }
+
+    /// Whether histogram bin `bin` lies within ±``neighbourhood`` bins of the world bearing of a
+    /// source of `sources` other than `source` that holds a hemisphere and whose track took a
+    /// candidate this frame (at that candidate's bearing, `heardAzimuths`, degrees; share ≥
+    /// ``minimumShare``), with the listener at `yaw` (degrees, unwrapped).
+    private static func isAnotherSourcesBin(
+        _ bin: Int, apartFrom source: Int, yaw: Double, sources: [SourceRecord], heardAzimuths: [Double],
+        heardShares: [Double]
+    ) -> Bool {
+        for other in 0..<min(sources.count, min(heardAzimuths.count, heardShares.count)) where other != source {
+            let phi = heardAzimuths[other]
+            guard phi.isFinite, heardShares[other] >= minimumShare else { continue }
+            let world: Double
+            switch sources[other].hemisphere {
+            case .front: world = yaw + phi
+            case .back: world = yaw + 180 - phi
+            case .unknown: continue
+            }
+            let d = abs(bin - Int(position(world).rounded()) % binCount)
+            if min(d, binCount - d) <= neighbourhood { return true }
+        }
+        return false
+    }
+
+    /// The reading whose mass is at least ``margin`` times the other's, the two holding at
+    /// least ``minimumMass`` together; nil when neither is clearly larger.
+    private static func clearReading(front: Double, back: Double) -> Hemisphere? {
+        guard front + back >= minimumMass else { return nil }
+        if front >= margin * back { return .front }
+        if back >= margin * front { return .back }
+        return nil
     }
 
     /// The yaw's sweep over the last ``sweepWindow``: largest minus smallest, degrees.
@@ -217,30 +220,22 @@ package struct SourceFrontBack {
                 }
                 let front = mass(yaw + phi), back = mass(yaw + 180 - phi)
                 if front + back >= Self.minimumMass {
-                    if front >= Self.margin * back {
-                        hemisphere = .front
-                    } else if back >= Self.margin * front {
-                        hemisphere = .back
-                    } else {
-                        hemisphere = previous
-                        if previous == .unknown {
-                            // A track that holds no hemisphere yet: one of its readings may sit
-                            // in the bins of another source heard this frame, whose mass is that
-                            // source's, not evidence for this one. Weighed without those bins.
-                            let ownFront = mass(
-                                yaw + phi, apartFrom: i, yaw: yaw, sources: sources,
-                                heardAzimuths: heardAzimuths, heardShares: heardShares)
-                            let ownBack = mass(
-                                yaw + 180 - phi, apartFrom: i, yaw: yaw, sources: sources,
-                                heardAzimuths: heardAzimuths, heardShares: heardShares)
-                            if ownFront + ownBack >= Self.minimumMass {
-                                if ownFront >= Self.margin * ownBack {
-                                    hemisphere = .front
-                                } else if ownBack >= Self.margin * ownFront {
-                                    hemisphere = .back
-                                }
-                            }
+                    hemisphere = Self.clearReading(front: front, back: back) ?? previous
+                    if hemisphere == .unknown {
+                        // A track that holds no hemisphere yet, its readings tied: one of them
+                        // may sit in the bins of another source heard this frame, whose mass is
+                        // that source's, not evidence for this one. Weighed without those bins.
+                        let ownFront = mass(yaw + phi) {
+                            !Self.isAnotherSourcesBin(
+                                $0, apartFrom: i, yaw: yaw, sources: sources, heardAzimuths: heardAzimuths,
+                                heardShares: heardShares)
                         }
+                        let ownBack = mass(yaw + 180 - phi) {
+                            !Self.isAnotherSourcesBin(
+                                $0, apartFrom: i, yaw: yaw, sources: sources, heardAzimuths: heardAzimuths,
+                                heardShares: heardShares)
+                        }
+                        hemisphere = Self.clearReading(front: ownFront, back: ownBack) ?? .unknown
                     }
                 }
             }
