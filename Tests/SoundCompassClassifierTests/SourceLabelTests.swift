@@ -63,6 +63,15 @@ struct SourceLabelTests {
         return (Double(slots.values.filter { $0 }.count) / Double(slots.count), slots.count)
     }
 
+    /// The pair, `seconds` long at `rate`: espeak-ng's speech at RMS 0.05 and the
+    /// two-tone siren 10 dB above it (as a siren is heard).
+    static func talkerAndSiren(seconds: Double) throws -> (talker: [Double], siren: [Double]) {
+        let talker = try speech(rms: 0.05, seconds: seconds)
+        let siren = Generators.normalised(
+            Generators.twoToneSiren(sampleRate: rate, count: Int(seconds * rate)), rms: 0.05 * pow(10, 10.0 / 20))
+        return (talker, siren)
+    }
+
     /// espeak-ng's speech at `rate` (its output, 22050 Hz, resampled by windowed-sinc
     /// interpolation), tiled to `seconds`, RMS `rms`.
     static func speech(rms: Double, seconds: Double) throws -> [Double] {
@@ -136,9 +145,7 @@ struct SourceLabelTests {
           .enabled(if: availableOrOnCI(espeakAvailable), "espeak-ng is not installed (apt-get install espeak-ng); runs on CI"))
     func speechAndSiren() throws {
         _ = try requireClassifier()
-        let seconds = 12.0, n = Int(seconds * Self.rate)
-        let talker = try Self.speech(rms: 0.05, seconds: seconds)
-        let siren = Generators.normalised(Generators.twoToneSiren(sampleRate: Self.rate, count: n), rms: 0.05 * pow(10, 10.0 / 20))
+        let (talker, siren) = try Self.talkerAndSiren(seconds: 12.0)
         let (sources, _) = try Self.run(Self.scene([(talker, -40), (siren, 30)]))
         let speech = Self.share(sources, azimuth: -40, classes: ["Speech"])
         let sirenShare = Self.share(sources, azimuth: 30, classes: Self.sirens)
@@ -166,9 +173,7 @@ struct SourceLabelTests {
           .enabled(if: availableOrOnCI(espeakAvailable), "espeak-ng is not installed (apt-get install espeak-ng); runs on CI"))
     func speechAndSirenInARoom() throws {
         _ = try requireClassifier()
-        let seconds = 12.0, n = Int(seconds * Self.rate)
-        let talker = try Self.speech(rms: 0.05, seconds: seconds)
-        let siren = Generators.normalised(Generators.twoToneSiren(sampleRate: Self.rate, count: n), rms: 0.05 * pow(10, 10.0 / 20))
+        let (talker, siren) = try Self.talkerAndSiren(seconds: 12.0)
         var speech = (hits: 0, patches: 0), sirens = (hits: 0, patches: 0), sirenPatchesPerRoom: [Int] = []
         for seeds in [(UInt64(21), UInt64(22)), (23, 24), (25, 26)] {
             let scene = Self.roomScene([(talker, -40, seeds.0), (siren, 30, seeds.1)], rt60: 0.3, directToReverberant: -4)
@@ -199,9 +204,7 @@ struct SourceLabelTests {
           .enabled(if: availableOrOnCI(espeakAvailable), "espeak-ng is not installed (apt-get install espeak-ng); runs on CI"))
     func unlistedSound() throws {
         _ = try requireClassifier()
-        let seconds = 8.0, n = Int(seconds * Self.rate)
-        let talker = try Self.speech(rms: 0.05, seconds: seconds)
-        let siren = Generators.normalised(Generators.twoToneSiren(sampleRate: Self.rate, count: n), rms: 0.05 * pow(10, 10.0 / 20))
+        let (talker, siren) = try Self.talkerAndSiren(seconds: 8.0)
         let scene = Self.scene([(talker, -40), (siren, 30)])
         let records = try Self.runListed(scene) { _ in
             [SourceRecord(id: 1, azimuth: -40, confidence: 0.5, levelDBFS: -30, active: true)]

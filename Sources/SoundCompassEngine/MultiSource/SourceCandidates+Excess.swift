@@ -1,29 +1,31 @@
-/// The candidates that a steady sound hides, read from the excess average (``ExcessAverage``).
+/// The candidates that a steady sound hides, read from the excess averages (``ExcessAverage``).
 ///
 /// A steady source (a fan, a television, traffic) holds its bins in every frame, so its peak in
 /// the plain averaged correlation is as high as the share of the bins it holds, all the time. A
 /// talker beside it holds only the bins and frames where it is louder: its peak sits low on the
 /// steady one's flank, or merges with it, or with one of its steady reflections, into one peak
 /// between them (a talker at +10° beside a noise at −30° in a room read −5°: the noise's floor
-/// reflection lies at −8°). In the excess average the steady source and its reflections are all
-/// but absent, and the bins where the talker dominates vote for the talker alone.
+/// reflection lies at −8°). In the excess averages (of the bins above their stationary floor,
+/// and of those at an onset) the steady source and its reflections are all but absent, and the
+/// bins where the talker dominates vote for the talker alone.
 ///
 /// ``SourceCandidateFinder/find(lowFrequencyShare:)`` first takes the candidates of the plain
 /// average. Then, while a **steady source** is heard (a plain candidate whose height in the
-/// excess average, read as the plain one is, is below ``steadyRatio`` of its plain height) and
-/// new sound is arriving (``ExcessAverage/recentShare`` at least ``recentShareRatio`` of
-/// ``ExcessAverage/share``, and that at least ``leastExcessShare``), the steady candidates stay
-/// and the other sources are read from the excess average instead: the plain candidates that
-/// are no steady source are dropped, and the excess average's peaks are taken, strongest first,
-/// by the plain average's rules among themselves (floors, prominence, separation, sidelobes), at
-/// least ``excessRelativeFloor`` of the highest, and at least ``steadySeparationSamples`` from
-/// every steady source (which the excess average has all but lost: only its leak sits on its
-/// lag). Their strength is their excess height per unit of ``ExcessAverage/share`` (the share
-/// of the new bins the source holds), and their echo is measured among themselves on the excess
-/// history (a new sound cannot be a reflection of a steady one).
+/// new-sound average, read as the plain one is, is below ``steadyRatio`` of its plain height)
+/// and new sound is arriving (``ExcessAverage/recentNewSoundShare`` at least
+/// ``recentShareRatio`` of ``ExcessAverage/newSoundShare``, and that at least
+/// ``leastExcessShare``), the steady candidates stay and the other sources are read from the
+/// onset average instead: the plain candidates that are no steady source are dropped, and the
+/// onset average's peaks are taken, strongest first, by the plain average's rules among
+/// themselves (floors, prominence, separation, sidelobes), at least ``excessRelativeFloor`` of
+/// the highest, and at least ``steadySeparationSamples`` from every steady source (which the
+/// onset average has all but lost: only its leak sits on its lag). Their strength is their
+/// onset height per unit of ``ExcessAverage/onsetShare`` (the share of the onset bins the
+/// source holds), and their echo is measured among themselves on the onset history (a new
+/// sound cannot be a reflection of a steady one).
 ///
 /// Without a steady source, or while nothing new is arriving, the candidates are the plain
-/// average's, as they would be without the excess average.
+/// average's, as they would be without the excess averages.
 extension SourceCandidateFinder {
     /// Least averaged share of the frames' weight in the new bins for the excess average to be
     /// searched: below it nothing new is heard.
