@@ -300,7 +300,7 @@ package final class MultiSourceTracker {
             track.azimuth = max(-90, min(90, track.azimuth + Self.positionGain * innovation))
             track.velocity = max(
                 -Self.maximumSpeed, min(Self.maximumSpeed, track.velocity + Self.velocityGain * innovation / hop))
-            if !track.confirmed && candidate.strength < Self.birthStrength {
+            if !track.confirmed && (candidate.strength < Self.birthStrength || candidate.steadyReflection) {
                 // Too weak to grow a tentative track: it counts as missed (the candidate is
                 // still used up, so it does not start another).
                 continue
@@ -366,7 +366,8 @@ package final class MultiSourceTracker {
 
     /// Starts a tentative track at each candidate no track took, while there is room.
     private func spawn(candidates: [SourceCandidate], count: Int) {
-        for j in 0..<count where !taken[j] && trackCount < tracks.count && candidates[j].strength >= Self.birthStrength {
+        for j in 0..<count where !taken[j] && trackCount < tracks.count && candidates[j].strength >= Self.birthStrength
+            && !candidates[j].steadyReflection {
             var track = Track()
             track.azimuth = candidates[j].azimuth
             track.hits = 1

@@ -58,6 +58,16 @@ extension SourceCandidateFinder {
     /// front lies 1.6 samples from it at 16 kHz.
     static let steadySeparationSamples = 1.0
 
+    /// Whether candidate `j` (of the plain average) holds little new sound: its height in the
+    /// new-sound average, read as the plain one is, below ``steadyRatio`` of its plain height.
+    /// Always true without the excess averages.
+    func isSteady(_ j: Int) -> Bool {
+        guard let excess else { return true }
+        let i = lagIndices[j], K = searchLag, newSound = excess.newSoundAverage.baseAddress
+        let height = i > 0 && i < 2 * K ? 0.25 * (newSound[i - 1] + newSound[i + 1]) + 0.5 * newSound[i] : newSound[i]
+        return height < Float(Self.steadyRatio) * smoothed.baseAddress[i]
+    }
+
     /// Replaces the plain candidates that are no steady source by the excess average's peaks
     /// while a steady source is heard and new sound arrives (see the extension's notes).
     /// - Parameter total: the sum of the candidates' strengths, recomputed.
@@ -66,15 +76,13 @@ extension SourceCandidateFinder {
               excess.recentNewSoundShare >= Self.recentShareRatio * excess.newSoundShare,
               excess.onsetShare > 0 else { return }
         let K = searchLag
-        let plain = smoothed.baseAddress
         @inline(__always) func smoothedAt(_ i: Int, _ avg: UnsafeMutablePointer<Float>) -> Float {
             i > 0 && i < 2 * K ? 0.25 * (avg[i - 1] + avg[i + 1]) + 0.5 * avg[i] : avg[i]
         }
         // Only while a steady source is heard: a candidate of the plain average that the excess
         // average has mostly lost. The others are dropped: the excess average reads them.
         var steadyCount = 0
-        let newSound = excess.newSoundAverage.baseAddress
-        for j in 0..<count where smoothedAt(lagIndices[j], newSound) < Float(Self.steadyRatio) * plain[lagIndices[j]] {
+        for j in 0..<count where isSteady(j) {
             candidates[steadyCount] = candidates[j]
             lags[steadyCount] = lags[j]
             lagIndices[steadyCount] = lagIndices[j]

@@ -22,6 +22,9 @@ package struct SourceCandidate: Sendable, Equatable {
     /// The index, among the frame's candidates, of the stronger candidate behind ``echo`` (−1
     /// when `echo` is 0).
     package var echoPartner: Int = -1
+    /// Whether it is a reflection of a stronger steady candidate, told by their cross terms
+    /// (see `SourceCandidates+Images.swift`): it may feed a source but starts none.
+    package var steadyReflection = false
 
     /// A candidate with the given fields (see each; `azimuth` in degrees).
     package init(azimuth: Double, strength: Double, share: Double, echo: Double = 0, echoPartner: Int = -1) {
@@ -159,6 +162,18 @@ package final class SourceCandidateFinder {
     /// The last `historyFrames` counted frames' correlations at lags `−searchLag…searchLag`,
     /// one row each (a ring; row `historyNext` is the oldest once full).
     private let history: AlignedFloats
+    /// Half-width of ``imageAverage``, whole samples: the longest delay of a reflection behind
+    /// its source that the image test looks for (see `SourceCandidates+Images.swift`).
+    let imageLag: Int
+    /// Share of the newest frame in ``imageAverage``: hop / ``imageWindowSeconds``.
+    private let imageSmoothing: Float
+    /// The frames' correlations averaged over ``imageWindowSeconds`` at lags
+    /// `−imageLag…imageLag` (index `lag + imageLag`), far beyond the physical lag window; nil
+    /// for a coincident pair.
+    let imageAverage: AlignedFloats?
+    /// Frames averaged into ``imageAverage`` (it is their plain mean until ``imageWindowSeconds``
+    /// have passed).
+    private var imageFrames = 0
     private let historyFrames: Int
     var historyNext = 0
     private var historyCount = 0
@@ -221,12 +236,18 @@ package final class SourceCandidateFinder {
             : nil
         self.excessLags = [Double](repeating: 0, count: max(1, capacity))
         self.excessHeights = [Double](repeating: 0, count: max(1, capacity))
+        self.imageLag = Self.imageLag(
+            sampleRate: configuration.sampleRate, fftSize: n, searchLag: gccPhat.searchLag)
+        self.imageSmoothing = Float(min(1, configuration.hopDuration / Self.imageWindowSeconds))
+        self.imageAverage = coincident ? nil : AlignedFloats(count: 2 * imageLag + 1)
     }
 
     /// Forgets the average.
     package func reset() {
         average.zero()
         excess?.reset()
+        imageAverage?.zero()
+        imageFrames = 0
         angleAverage?.zero()
         binWeights.zero()
         averagePower = 0
@@ -273,6 +294,7 @@ package final class SourceCandidateFinder {
         } else {
             for i in 0...(2 * K) { avg[i] -= a * avg[i] }
         }
+        if let image = imageAverage { averageImageLags(correlation, into: image.baseAddress, weight: w) }
         // The bins' shares of this frame's weights, averaged like the correlation.
         let weightSum = averageBinWeights(spectra.whitened, counts: counts, weight: w, smoothing: a)
         // The same correlation of the bins that hold new sound.
@@ -291,6 +313,41 @@ package final class SourceCandidateFinder {
         }
         let power = counts ? pow(10, levelDBFS / 10) : 0
         averagePower += Double(a) * (power - averagePower)
+    }
+
+    /// `image += imageSmoothing·(weight·c(lag) − image)` at lags `−imageLag…imageLag` of the
+    /// circular correlation `c` (decay only without one).
+    private func averageImageLags(_ correlation: UnsafePointer<Float>?, into image: UnsafeMutablePointer<Float>, weight: Float) {
+        let a = imageSmoothing, L = imageLag, n = fftSize
+        guard let c = correlation else {
+            Self.blend(image, toward: image, count: 2 * L + 1, share: a, scale: 0)
+            return
+        }
+        // Until the window has filled, the plain mean of the frames so far.
+        imageFrames += 1
+        let b = max(a, 1 / Float(imageFrames))
+        // Lags −L…−1 sit at the end of the circular correlation, 0…L at its start.
+        Self.blend(image, toward: c + (n - L), count: L, share: b, scale: weight)
+        Self.blend(image + L, toward: c, count: L + 1, share: b, scale: weight)
+    }
+
+    /// `y[i] += share·(scale·x[i] − y[i])` for `count` values, eight at a time.
+    private static func blend(
+        _ y: UnsafeMutablePointer<Float>, toward x: UnsafePointer<Float>, count: Int, share: Float, scale: Float
+    ) {
+        typealias V = SIMD8<Float>
+        let vb = V(repeating: share), vw = V(repeating: scale)
+        var i = 0
+        while i + 8 <= count {
+            let old = UnsafeRawPointer(y + i).loadUnaligned(as: V.self)
+            let new = UnsafeRawPointer(x + i).loadUnaligned(as: V.self)
+            UnsafeMutableRawPointer(y + i).storeBytes(of: old + vb * (vw * new - old), as: V.self)
+            i += 8
+        }
+        while i < count {
+            y[i] += share * (scale * x[i] - y[i])
+            i += 1
+        }
     }
 
     /// The listener's yaw the average was heard at, degrees (unwrapped): the frames' yaws
@@ -377,6 +434,7 @@ package final class SourceCandidateFinder {
             candidates[j].echo = echo
             candidates[j].echoPartner = partner
         }
+        markImages()
     }
 
     /// How far the peak at index `i` of a smoothed average `y` (2·searchLag + 1 values) stands

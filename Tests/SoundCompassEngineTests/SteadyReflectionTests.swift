@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+import SoundCompassEngine
+import TestSignals
+import TestSupport
+
+/// A steady source's reflection is no source (`SourceCandidates+Images.swift`): a pink noise at
+/// −50° plus one copy of it, 6 ms later and 3 dB weaker, from +15° (a wall's image, as the
+/// steady-noise room sweep had them), against two independent pink noises at the same bearings
+/// and levels. 16 kHz, 15 cm spaced pair, 8 s, white sensor noise at 30 dB SNR; every record's
+/// listed sources from 2 s on.
+struct SteadyReflectionTests {
+    static let sampleRate = 16000.0
+    static let source = -50.0, image = 15.0
+
+    /// One pink noise heard from `azimuth`, `delay` seconds late, `gainDecibels` re −20 dBFS.
+    static func copy(azimuth: Double, seed: UInt64, delay: Double = 0, gainDecibels: Double = 0) -> StereoSignal {
+        let scene = Scene(
+            sampleRate: sampleRate, duration: 8,
+            sources: [Source(.pinkNoise, azimuth: azimuth, levelDBFS: -20, seed: seed)])
+        let signal = scene.render()
+        let shift = Int((delay * sampleRate).rounded()), gain = Float(pow(10, gainDecibels / 20))
+        var left = [Float](repeating: 0, count: signal.count), right = left
+        for i in shift..<signal.count {
+            left[i] = gain * signal.left[i - shift]
+            right[i] = gain * signal.right[i - shift]
+        }
+        return StereoSignal(left: left, right: right, sampleRate: sampleRate)
+    }
+
+    /// The sum of `parts` plus white sensor noise at 30 dB below the first part.
+    static func mix(_ parts: [StereoSignal]) -> StereoSignal {
+        var left = parts[0].left, right = parts[0].right
+        for part in parts.dropFirst() {
+            for i in left.indices { left[i] += part.left[i]; right[i] += part.right[i] }
+        }
+        let rms = (parts[0].left.reduce(0) { $0 + Double($1 * $1) } / Double(left.count)).squareRoot()
+        var random = SeededRandom(seed: 7)
+        for i in left.indices {
+            left[i] += Float(0.03 * rms * random.gaussian())
+            right[i] += Float(0.03 * rms * random.gaussian())
+        }
+        return StereoSignal(left: left, right: right, sampleRate: sampleRate)
+    }
+
+    /// Shares of the records from 2 s on that list a source within 10° of the source and of the
+    /// image's bearing.
+    static func listed(_ signal: StereoSignal) throws -> (source: Double, image: Double) {
+        let records = try analyze(signal).filter { $0.time >= 2 }
+        let near = { (azimuth: Double) in
+            Double(records.filter { $0.sources.contains { abs($0.azimuth - azimuth) <= 10 } }.count) / Double(records.count)
+        }
+        return (near(source), near(image))
+    }
+
+    // Measured when written: the reflection in 0.000 of the records, the source in 1.000; without
+    // the cross-term test the reflection was listed in 1.000. Two independent noises as loud:
+    // the one at +15° in 1.000, the one at −50° in only 0.101, with or without the test (two
+    // steady broadband sources as loud are a case the tracker does not yet list well; the
+    // test's part is not to take the second for a reflection of the first).
+    @Test("a steady noise's reflection (6 ms, −3 dB) is not listed; a second independent steady noise as loud at its bearing is")
+    func steadyReflectionIsNoSource() throws {
+        let reflected = try Self.listed(Self.mix([
+            Self.copy(azimuth: Self.source, seed: 21),
+            Self.copy(azimuth: Self.image, seed: 21, delay: 0.006, gainDecibels: -3),
+        ]))
+        print("noise + its reflection: source \(reflected.source), reflection \(reflected.image)")
+        #expect(reflected.source >= 0.95)
+        #expect(reflected.image <= 0.05)
+        let independent = try Self.listed(Self.mix([
+            Self.copy(azimuth: Self.source, seed: 21),
+            Self.copy(azimuth: Self.image, seed: 22),
+        ]))
+        print("two independent noises as loud: \(independent.source), \(independent.image)")
+        #expect(independent.image >= 0.9)
+    }
+}
