@@ -63,9 +63,15 @@ extension SourceCandidateFinder {
     /// Always true without the excess averages.
     func isSteady(_ j: Int) -> Bool {
         guard let excess else { return true }
-        let i = lagIndices[j], K = searchLag, newSound = excess.newSoundAverage.baseAddress
-        let height = i > 0 && i < 2 * K ? 0.25 * (newSound[i - 1] + newSound[i + 1]) + 0.5 * newSound[i] : newSound[i]
-        return height < Float(Self.steadyRatio) * smoothed.baseAddress[i]
+        let i = lagIndices[j]
+        return smoothedAt(i, excess.newSoundAverage.baseAddress) < Float(Self.steadyRatio) * smoothed.baseAddress[i]
+    }
+
+    /// An average at lags `−searchLag…searchLag` read at index `i` as the plain one is searched:
+    /// smoothed by [1 2 1]/4, the two ends as they are.
+    @inline(__always)
+    func smoothedAt(_ i: Int, _ average: UnsafePointer<Float>) -> Float {
+        i > 0 && i < 2 * searchLag ? 0.25 * (average[i - 1] + average[i + 1]) + 0.5 * average[i] : average[i]
     }
 
     /// Replaces the plain candidates that are no steady source by the excess average's peaks
@@ -76,9 +82,6 @@ extension SourceCandidateFinder {
               excess.recentNewSoundShare >= Self.recentShareRatio * excess.newSoundShare,
               excess.onsetShare > 0 else { return }
         let K = searchLag
-        @inline(__always) func smoothedAt(_ i: Int, _ avg: UnsafeMutablePointer<Float>) -> Float {
-            i > 0 && i < 2 * K ? 0.25 * (avg[i - 1] + avg[i + 1]) + 0.5 * avg[i] : avg[i]
-        }
         // Only while a steady source is heard: a candidate of the plain average that the excess
         // average has mostly lost. The others are dropped: the excess average reads them.
         var steadyCount = 0
