@@ -159,6 +159,12 @@ package final class SourceCandidateFinder {
     /// The index of the first candidate read from the excess average (``count`` when none is):
     /// the candidates before it come from the plain average.
     var firstExcessCandidate = 0
+    /// Bit `j` set when plain candidate `j` is a steady source (`markSteadyCandidates()` in
+    /// `SourceCandidates+Excess.swift`); set each `find`, the candidates at most 64.
+    var steadyMask: UInt64 = 0
+    /// Bit `j` set when plain candidate `j` holds little new sound (the absolute part of the
+    /// steady test: `holdsLittleNewSound(_:)`).
+    var littleNewSoundMask: UInt64 = 0
     /// The last `historyFrames` counted frames' correlations at lags `−searchLag…searchLag`,
     /// one row each (a ring; row `historyNext` is the oldest once full).
     private let history: AlignedFloats
@@ -195,6 +201,7 @@ package final class SourceCandidateFinder {
     ///   - broadband: the broadband estimator whose frames' correlations are averaged.
     ///   - capacity: most candidates kept per frame.
     package init(configuration: AnalysisConfiguration, broadband: DirectionEstimator, capacity: Int) {
+        precondition(capacity <= 64, "steadyMask holds at most 64 candidates")
         let gccPhat = broadband.gccPhat
         self.configuration = configuration
         self.gccPhat = gccPhat
@@ -411,6 +418,7 @@ package final class SourceCandidateFinder {
         }
         removeSidelobes(floor: Double(floor), total: &total)
         firstExcessCandidate = count
+        markSteadyCandidates()
         if excess != nil { addExcessCandidates(total: &total) }
         let model = configuration.array
         for j in 0..<count {
