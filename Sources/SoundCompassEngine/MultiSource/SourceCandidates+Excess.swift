@@ -111,8 +111,10 @@ extension SourceCandidateFinder {
     ///   plain candidate, which the echo test blamed on the noise (their peaks fall and rise
     ///   together with the frames' coherence), and the tracker dropped it.
     ///
-    /// Also marks in ``littleNewSoundMask`` the candidates of the first kind alone. Every
-    /// candidate is in both without the excess averages.
+    /// Also marks in ``littleNewSoundMask`` the candidates of the first two kinds, before the
+    /// third rule (that is, the steady sources and the candidate with the highest ratio if its
+    /// ratio is below ``steadyRatio``): the steady-reflection test judges these. Every candidate
+    /// is in both without the excess averages.
     func markSteadyCandidates() {
         guard let excess else {
             steadyMask = count >= 64 ? .max : (1 << UInt64(count)) - 1
@@ -120,7 +122,6 @@ extension SourceCandidateFinder {
             return
         }
         steadyMask = 0
-        littleNewSoundMask = 0
         var highestRatio: Float = 0, newest = -1, strongest = 0.0
         for j in 0..<count {
             let ratio = newSoundRatio(j, excess)
@@ -130,15 +131,14 @@ extension SourceCandidateFinder {
         var lowestSteadyRatio = Float.infinity
         for j in 0..<count {
             let ratio = newSoundRatio(j, excess)
-            let little = ratio < Float(Self.steadyRatio)
-            if little { littleNewSoundMask |= 1 << UInt64(j) }
-            let steady = little
+            let steady = ratio < Float(Self.steadyRatio)
                 || (candidates[j].strength >= Self.relativeSteadyStrength * strongest
                     && ratio < Self.relativeSteadyLimit && ratio * Self.relativeSteadyRatio <= highestRatio)
             guard steady else { continue }
             steadyMask |= 1 << UInt64(j)
             if j != newest { lowestSteadyRatio = min(lowestSteadyRatio, ratio) }
         }
+        littleNewSoundMask = steadyMask
         if newest >= 0 && lowestSteadyRatio * Self.relativeSteadyRatio <= highestRatio {
             steadyMask &= ~(1 << UInt64(newest))
         }
@@ -148,9 +148,9 @@ extension SourceCandidateFinder {
     /// ``markSteadyCandidates()``).
     func isSteady(_ j: Int) -> Bool { steadyMask & (1 << UInt64(j)) != 0 }
 
-    /// Whether candidate `j` (of the plain average) holds little new sound: its new-sound ratio
-    /// below ``steadyRatio``, the absolute part of the steady test (see
-    /// ``markSteadyCandidates()``). The steady-reflection test judges these.
+    /// Whether candidate `j` (of the plain average) holds little new sound: a steady source, or
+    /// the candidate with the highest new-sound ratio when that ratio is below ``steadyRatio``
+    /// (see ``markSteadyCandidates()``). The steady-reflection test judges these.
     func holdsLittleNewSound(_ j: Int) -> Bool { littleNewSoundMask & (1 << UInt64(j)) != 0 }
 
     /// An average at lags `−searchLag…searchLag` read at index `i` as the plain one is searched:

@@ -23,8 +23,8 @@
 /// steady-noise room sweep. This test does not depend on the source's sound changing.
 ///
 /// **What it does.** Only candidates that hold little new sound are judged, both of the pair:
-/// steady sources (``isSteady(_:)``) and those whose new-sound ratio alone is low
-/// (``holdsLittleNewSound(_:)``). A talker that happens to sit on a steady source's reflection
+/// the steady sources and the candidate with the highest new-sound ratio when that ratio alone is
+/// low (``holdsLittleNewSound(_:)``). A talker that happens to sit on a steady source's reflection
 /// holds new sound, and its peak is no reflection. (With steady sources alone, whose rule for the
 /// newest candidate unmarks the higher of two small new-sound ratios, a pink noise's copy in
 /// `SteadyReflectionTests` was listed in 0.816 of the records instead of none; with the low ratios
@@ -67,18 +67,13 @@ extension SourceCandidateFinder {
         min(max(searchLag + 4, Int((imageDelaySeconds * sampleRate).rounded())), max(searchLag, 3 * fftSize / 8))
     }
 
-    /// Whether the image test judges candidate `j` of the plain average: a steady source, or a
-    /// candidate whose new-sound ratio alone is low (see the extension's notes).
-    @inline(__always)
-    func holdsLittleNewSoundOrSteady(_ j: Int) -> Bool { isSteady(j) || holdsLittleNewSound(j) }
-
     /// Marks ``SourceCandidate/steadyReflection`` on each steady candidate of the plain average
     /// that is a reflection of a stronger steady one (see the extension's notes).
     func markImages() {
         guard firstExcessCandidate > 1, let image = imageAverage, imageLag > searchLag + 2 else { return }
         // Only between steady candidates: at least two.
         var steady = 0
-        for j in 0..<firstExcessCandidate where holdsLittleNewSoundOrSteady(j) { steady += 1 }
+        for j in 0..<firstExcessCandidate where holdsLittleNewSound(j) { steady += 1 }
         guard steady > 1 else { return }
         let r = image.baseAddress, L = imageLag, K = searchLag
         // The mean magnitude outside the lag window: all of it less the window's.
@@ -94,10 +89,10 @@ extension SourceCandidateFinder {
         while i <= 2 * L { magnitude += abs(r[i]); i += 1 }
         for i in (L - K)...(L + K) { magnitude -= abs(r[i]) }
         let background = Self.imageBackgroundFactor * max(0, magnitude) / Float(2 * (L - K))
-        for j in 1..<firstExcessCandidate where holdsLittleNewSoundOrSteady(j) {
+        for j in 1..<firstExcessCandidate where holdsLittleNewSound(j) {
             let strength = candidates[j].strength
             let least = max(background, Float(Self.imageRatio * strength))
-            for i in 0..<j where holdsLittleNewSoundOrSteady(i) {
+            for i in 0..<j where holdsLittleNewSound(i) {
                 guard crossTermHeight(lagSum: lags[i] + lags[j], least: least) >= least else { continue }
                 candidates[j].steadyReflection = true
                 break

@@ -162,8 +162,8 @@ package final class SourceCandidateFinder {
     /// Bit `j` set when plain candidate `j` is a steady source (`markSteadyCandidates()` in
     /// `SourceCandidates+Excess.swift`); set each `find`, the candidates at most 64.
     var steadyMask: UInt64 = 0
-    /// Bit `j` set when plain candidate `j` holds little new sound (the absolute part of the
-    /// steady test: `holdsLittleNewSound(_:)`).
+    /// Bit `j` set when plain candidate `j` holds little new sound (`holdsLittleNewSound(_:)`:
+    /// the steady sources, and the candidate with the highest ratio if it is below 0.35).
     var littleNewSoundMask: UInt64 = 0
     /// The last `historyFrames` counted frames' correlations at lags `−searchLag…searchLag`,
     /// one row each (a ring; row `historyNext` is the oldest once full).
