@@ -239,6 +239,56 @@ struct MultiSourceTests {
         #expect(both.allSatisfy { $0.allSatisfy { $0.id != 3 } }, "the reflection at +15° became a source")
     }
 
+    /// A steady noise at −70° and a peak at −14° that becomes source 2 before the image test marks
+    /// it (its candidates unmarked for a second), then is marked a steady reflection for two
+    /// seconds. Fed by the marked peak alone, source 2 is dropped once the marked share of its
+    /// matches reaches ``MultiSourceTracker/steadyFeedLimit`` (22 matches, 0.1 each), not
+    /// before; had it been read from the onset average at first (a talker beside the noise, who
+    /// takes the reflection's peak while silent), it stays.
+    @Test("a source fed only by a steady reflection is dropped, unless it ever took an onset candidate", arguments: [false, true])
+    func steadyReflectionTrackDropped(fromOnsets: Bool) {
+        let config = AnalysisConfiguration(sampleRate: Self.sampleRate)
+        let tracker = MultiSourceTracker(configuration: config, candidateCapacity: 4)
+        let second = Int((1 / config.hopDuration).rounded())
+        let noise = SourceCandidate(azimuth: -70, strength: 0.3, share: 0.6)
+        var peak = SourceCandidate(azimuth: -14, strength: 0.15, share: 0.4)
+        peak.fromOnsets = fromOnsets
+        let before = Self.feed(tracker, [noise, peak], frames: second, capacity: config.maxSources)
+        #expect(before.last?.map(\.id) == [1, 2], "\(before.last ?? [])")
+        var marked = SourceCandidate(azimuth: -14, strength: 0.15, share: 0.4)
+        marked.steadyReflection = true
+        let after = Self.feed(tracker, [noise, marked], frames: 2 * second, capacity: config.maxSources)
+        let listed = after.map { $0.contains { $0.id == 2 } }
+        // 1 − 0.9^n ≥ 0.9 from n = 22 matches on.
+        let last = listed.lastIndex(of: true) ?? -1
+        if fromOnsets {
+            #expect(listed.allSatisfy { $0 }, "source 2 dropped after \(listed.firstIndex(of: false) ?? -1) frames")
+        } else {
+            #expect(last == 20, "source 2 last listed in frame \(last) of the marked ones, expected 20 (dropped at the 22nd)")
+            #expect(after.last?.map(\.id) == [1], "\(after.last ?? [])")
+        }
+    }
+
+    /// The other way round: the steady noise's floor reflection outgrows it for two seconds in
+    /// the plain average, so the image test marks the noise's own candidate (the weaker of the
+    /// two). The noise was heard first, so it stays, fed by its marked candidates.
+    @Test("a steady source whose reflection outgrows it stays: the younger one would be the reflection")
+    func steadySourceOutgrownByItsReflectionStays() {
+        let config = AnalysisConfiguration(sampleRate: Self.sampleRate)
+        let tracker = MultiSourceTracker(configuration: config, candidateCapacity: 4)
+        let second = Int((1 / config.hopDuration).rounded())
+        let noise = SourceCandidate(azimuth: -50, strength: 0.3, share: 0.6)
+        let reflection = SourceCandidate(azimuth: -12, strength: 0.15, share: 0.4)
+        let before = Self.feed(tracker, [noise, reflection], frames: second, capacity: config.maxSources)
+        #expect(before.last?.map(\.id) == [1, 2], "\(before.last ?? [])")
+        var marked = SourceCandidate(azimuth: -50, strength: 0.2, share: 0.45)
+        marked.steadyReflection = true
+        let louder = SourceCandidate(azimuth: -12, strength: 0.25, share: 0.55)
+        let after = Self.feed(tracker, [louder, marked], frames: 2 * second, capacity: config.maxSources)
+        let missing = after.indices.filter { !after[$0].contains { $0.id == 1 && abs($0.azimuth + 50) < 2 } }
+        #expect(missing.isEmpty, "the noise (source 1) missing in \(missing.count) of \(after.count) frames")
+    }
+
     @Test("maxSources 0: empty sources, every other field identical")
     func disabled() throws {
         let signal = Self.scene([-40, 30], duration: 3).render()

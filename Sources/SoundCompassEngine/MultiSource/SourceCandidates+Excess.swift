@@ -230,6 +230,7 @@ extension SourceCandidateFinder {
             }
             if nearSteady { continue }
             candidates[count] = SourceCandidate(azimuth: 0, strength: peak.height, share: 0)
+            candidates[count].fromOnsets = true
             lags[count] = peak.lag
             lagIndices[count] = peak.index
             total += peak.height

@@ -25,6 +25,9 @@ package struct SourceCandidate: Sendable, Equatable {
     /// Whether it is a reflection of a stronger steady candidate, told by their cross terms
     /// (see `SourceCandidates+Images.swift`): it may feed a source but starts none.
     package var steadyReflection = false
+    /// Whether it was read from the onset average beside a steady source (see
+    /// `SourceCandidates+Excess.swift`): new sound, so no steady source's reflection.
+    package var fromOnsets = false
 
     /// A candidate with the given fields (see each; `azimuth` in degrees).
     package init(azimuth: Double, strength: Double, share: Double, echo: Double = 0, echoPartner: Int = -1) {
