@@ -125,12 +125,13 @@ extension SourceCandidateFinder {
         var highestRatio: Float = 0, newest = -1, strongest = 0.0
         for j in 0..<count {
             let ratio = newSoundRatio(j, excess)
+            newSoundRatios[j] = ratio
             if ratio > highestRatio { highestRatio = ratio; newest = j }
             strongest = max(strongest, candidates[j].strength)
         }
         var lowestSteadyRatio = Float.infinity
         for j in 0..<count {
-            let ratio = newSoundRatio(j, excess)
+            let ratio = newSoundRatios[j]
             let steady = ratio < Float(Self.steadyRatio)
                 || (candidates[j].strength >= Self.relativeSteadyStrength * strongest
                     && ratio < Self.relativeSteadyLimit && ratio * Self.relativeSteadyRatio <= highestRatio)

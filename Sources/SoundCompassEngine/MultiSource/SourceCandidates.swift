@@ -168,6 +168,8 @@ package final class SourceCandidateFinder {
     /// Bit `j` set when plain candidate `j` holds little new sound (`holdsLittleNewSound(_:)`:
     /// the steady sources, and the candidate with the highest ratio if it is below 0.35).
     var littleNewSoundMask: UInt64 = 0
+    /// Scratch of `markSteadyCandidates()`: each plain candidate's new-sound ratio.
+    var newSoundRatios: [Float]
     /// The last `historyFrames` counted frames' correlations at lags `−searchLag…searchLag`,
     /// one row each (a ring; row `historyNext` is the oldest once full).
     private let history: AlignedFloats
@@ -219,6 +221,7 @@ package final class SourceCandidateFinder {
             repeating: SourceCandidate(azimuth: 0, strength: 0, share: 0), count: max(1, capacity))
         self.lagIndices = [Int](repeating: 0, count: max(1, capacity))
         self.lags = [Double](repeating: 0, count: max(1, capacity))
+        self.newSoundRatios = [Float](repeating: 0, count: max(1, capacity))
         let coincident = configuration.array.kind == .coincident
         self.angleAverage = coincident ? AlignedFloats(count: Self.angleBins) : nil
         self.angleFrame = coincident ? AlignedFloats(count: Self.angleBins) : nil
