@@ -159,10 +159,12 @@ struct SourceLabelTests {
     /// the ratio of a talker at 1.5 m in a 6 × 5 × 3 m room; classify.py's pyroomacoustics room
     /// has −3.2 and −3.6 dB), 12 s each, the patches of the three pooled. Measured on 2026-11-27
     /// (share of patches with the source's own class in the top three, speech / siren), with the
-    /// source tracker's excess averages and its relative steady test on (the defaults since issue
-    /// 31): rooms (21, 22) 81 % of 22 / 31 % of 22; (23, 24) 95 % of 22 / 86 % of 22; (25, 26) 89 %
-    /// of 19 / 71 % of 14. Pooled: speech 56 of 63 patches (89 %), siren 36 of 58 (62 %). Before
-    /// the relative steady test: speech 56 of 65 (86 %), siren 34 of 59 (58 %; 15 siren patches
+    /// source tracker's excess averages, its relative steady test and its reading between the
+    /// lags beside a steady source on (the defaults since issue 31): rooms (21, 22) 72 % of 22 /
+    /// 27 % of 22; (23, 24) 95 % of 19 / 89 % of 19; (25, 26) 89 % of 19 / 71 % of 14. Pooled:
+    /// speech 54 of 63 patches (86 %), siren 33 of 55 (60 %). Before the reading between the
+    /// lags: (21, 22) 81 % / 31 % of 22; (23, 24) 95 % / 86 % of 22; pooled speech 56 of 63
+    /// (89 %), siren 36 of 58 (62 %). Before the relative steady test: speech 56 of 65 (86 %), siren 34 of 59 (58 %; 15 siren patches
     /// in room (25, 26), now 14: the second known issue). Without the excess averages
     /// (the tracker of 18d8cbb): speech 57 of 64 (89 %), siren 23 of 45 (51 %; only 2 siren patch
     /// times in room (25, 26)). With the per-bin phase mask before 18d8cbb: speech 42 of 59
@@ -191,15 +193,15 @@ struct SourceLabelTests {
         let sirenShare = Double(sirens.hits) / Double(max(1, sirens.patches))
         print("per source, three rooms: speech \(speech.hits) of \(speech.patches) patches, siren \(sirens.hits) of \(sirens.patches)")
         #expect(speech.patches >= 60, "measured 63 patches")
-        #expect(speechShare >= 0.8, "measured 89 % (56 of 63 patches)")
-        withKnownIssue("issue 33: in the synthetic room the siren reads as a siren in 62 % of its patches (target 80 %)") {
+        #expect(speechShare >= 0.8, "measured 86 % (54 of 63 patches)")
+        withKnownIssue("issue 33: in the synthetic room the siren reads as a siren in 60 % of its patches (target 80 %)") {
             #expect(sirenShare >= 0.8)
             #expect(sirenPatchesPerRoom.allSatisfy { $0 >= 15 }, "siren patches per room \(sirenPatchesPerRoom)")
         }
         // The floor under the measured figures, with room for a few patches to change (scores
         // differ in their last digits between instruction sets).
-        #expect(sirens.patches >= 45, "measured 58 patches (22, 22 and 14)")
-        #expect(sirenShare >= 0.45, "measured 62 % (36 of 58 patches)")
+        #expect(sirens.patches >= 45, "measured 55 patches (22, 19 and 14)")
+        #expect(sirenShare >= 0.45, "measured 60 % (33 of 55 patches)")
     }
 
     @Test("a sound the tracker does not list stays out of the listed source's patch: only the talker listed, the siren (+10 dB) does not name it",

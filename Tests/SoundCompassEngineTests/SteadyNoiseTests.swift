@@ -53,24 +53,27 @@ struct SteadyNoiseTests {
 
     /// A talker at ±90° and the noise 40° nearer the front, at 16 kHz: 1.6 samples apart, inside
     /// the plain average's separation (2.5 samples); the excess average keeps them apart
-    /// (``SourceCandidateFinder/steadySeparationSamples``).
+    /// (``SourceCandidateFinder/steadySeparationSamples``), and reads the talker's peak between
+    /// its lags, unsmoothed, where the smoothed one merges with the noise's leak
+    /// (`SourceCandidates+BesideSteady.swift`).
     static func scene16k(talker: Double, noise: Double) -> Scene {
         var scene = Self.scene(talker: talker, noise: noise)
         scene.sampleRate = 16000
         return scene
     }
 
-    // Measured when written (talker, noise): hit rates talker / noise, false share
-    //   (+90°, +50°): 0.726 / 1.000, 0.028;  (−90°, −50°): 0.726 / 1.000, 0.032.
+    // Measured (talker, noise): hit rates talker / noise, false share
+    //   (+90°, +50°) and (−90°, −50°): 0.795 / 1.000, 0.000 (2026-11-27, with the reading
+    //   between the lags); 0.726 / 1.000, 0.028 and 0.032 before it.
     // Before the onset and new-sound marks 0.219 and 0.274 (the smoothed-power gain); with the
     // plain separation (2.5 samples) from every candidate, 0.000.
-    @Test("16 kHz, a talker at ±90° beside a steady noise 40° nearer the front (1.6 samples apart): both listed, the talker in ≥ 60 % of its frames",
+    @Test("16 kHz, a talker at ±90° beside a steady noise 40° nearer the front (1.6 samples apart): both listed, the talker in ≥ 75 % of its frames",
           arguments: [(90.0, 50.0), (-90.0, -50.0)])
     func talkerBesideNearbySteadyNoise(talker: Double, noise: Double) throws {
         let config = AnalysisConfiguration(sampleRate: 16000)
         let f = try MultiSourceTests.figures(Self.scene16k(talker: talker, noise: noise), configuration: config)
         print("16 kHz talker \(talker)°, noise \(noise)°: \(f)")
-        #expect(f.hitRates[0] >= 0.6, "talker: \(f)")
+        #expect(f.hitRates[0] >= 0.75, "talker: \(f)")
         #expect(f.hitRates[1] >= 0.9, "noise: \(f)")
         #expect(f.falseShare <= 0.1, "\(f)")
     }

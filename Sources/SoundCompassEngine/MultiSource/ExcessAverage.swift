@@ -81,6 +81,14 @@ package final class ExcessAverage {
     /// The counted frames' onset correlations (not tail-weighted), one row of
     /// `2·searchLag + 1` each, in the rows of the finder's history ring.
     let onsetHistory: AlignedFloats
+    /// The onset average just outside the lag window, ``interpolationTaps`` lags on each side:
+    /// lags `−searchLag − P … −searchLag − 1` at indices `0 ..< P`, `searchLag + 1 … searchLag + P`
+    /// at `P ..< 2P` (`P` = ``interpolationTaps``), averaged as ``onsetAverage`` is. The
+    /// interpolation between lags (``onsetAverage(atStep:)``) reads them near the window's edges.
+    package let onsetFlanks: AlignedFloats
+    /// Windowed-sinc kernels of ``onsetAverage(atStep:)``, one row of `2P` taps for each tenth of a
+    /// sample, made once.
+    let interpolationKernels: AlignedFloats
 
     /// - Parameters:
     ///   - fftSize: the frames' FFT size `N`.
@@ -106,12 +114,15 @@ package final class ExcessAverage {
         self.newSoundAverage = AlignedFloats(count: lags)
         self.smoothed = AlignedFloats(count: lags)
         self.onsetHistory = AlignedFloats(count: historyRows * lags)
+        self.onsetFlanks = AlignedFloats(count: 2 * Self.interpolationTaps)
+        self.interpolationKernels = Self.makeInterpolationKernels()
     }
 
     /// Forgets the floors and the averages.
     package func reset() {
         floor.reset()
         onsetAverage.zero()
+        onsetFlanks.zero()
         newSoundAverage.zero()
         newSoundShare = 0
         recentNewSoundShare = 0
@@ -127,6 +138,8 @@ package final class ExcessAverage {
             onset[i] -= a * onset[i]
             new[i] -= a * new[i]
         }
+        let flanks = onsetFlanks.baseAddress
+        for i in 0..<(2 * Self.interpolationTaps) { flanks[i] -= a * flanks[i] }
         newSoundShare -= Double(a) * newSoundShare
         onsetShare -= Double(a) * onsetShare
         recentNewSoundShare -= recentSmoothing * recentNewSoundShare
@@ -185,6 +198,11 @@ package final class ExcessAverage {
             let v = value(i)
             onsetAverage[i] += a * (w * v - onsetAverage[i])
             row[i] = v
+        }
+        let P = Self.interpolationTaps, flanks = onsetFlanks.baseAddress
+        for i in 0..<P {
+            flanks[i] += a * (w * scale * c[m - K - P + i] - flanks[i])
+            flanks[P + i] += a * (w * scale * c[K + 1 + i] - flanks[P + i])
         }
     }
 }

@@ -223,17 +223,24 @@ extension SourceCandidateFinder {
             excessHeights[found] = peak.height
             found += 1
             guard height >= Double(floor), height >= Self.sidelobeResidual * peak.height else { continue }
+            // Beside a steady source the smoothed peak may be the new sound's merged with the
+            // steady source's leak: read between the lags, unsmoothed.
+            var lag = peak.lag, index = peak.index
+            if let unmerged = lagBesideSteady(peak.lag, steadyCount: steadyCount, limit: limit, excess: excess) {
+                lag = unmerged
+                index = Int(unmerged.rounded()) + K
+            }
             // Only a steady source's leak sits on its own lag.
             var nearSteady = false
-            for j in 0..<steadyCount where abs(lags[j] - peak.lag) < Self.steadySeparationSamples {
+            for j in 0..<steadyCount where abs(lags[j] - lag) < Self.steadySeparationSamples {
                 nearSteady = true
                 break
             }
             if nearSteady { continue }
             candidates[count] = SourceCandidate(azimuth: 0, strength: peak.height, share: 0)
             candidates[count].fromOnsets = true
-            lags[count] = peak.lag
-            lagIndices[count] = peak.index
+            lags[count] = lag
+            lagIndices[count] = index
             total += peak.height
             count += 1
         }

@@ -170,6 +170,9 @@ package final class SourceCandidateFinder {
     var littleNewSoundMask: UInt64 = 0
     /// Scratch of `markSteadyCandidates()`: each plain candidate's new-sound ratio.
     var newSoundRatios: [Float]
+    /// Scratch of `lagBesideSteady(_:steadyCount:limit:excess:)`: the unsmoothed onset average
+    /// on its grid.
+    let besideSteadyValues: AlignedFloats
     /// The last `historyFrames` counted frames' correlations at lags `−searchLag…searchLag`,
     /// one row each (a ring; row `historyNext` is the oldest once full).
     private let history: AlignedFloats
@@ -222,6 +225,7 @@ package final class SourceCandidateFinder {
         self.lagIndices = [Int](repeating: 0, count: max(1, capacity))
         self.lags = [Double](repeating: 0, count: max(1, capacity))
         self.newSoundRatios = [Float](repeating: 0, count: max(1, capacity))
+        self.besideSteadyValues = AlignedFloats(count: 2 * Self.besideSteadyReachSteps + 1)
         let coincident = configuration.array.kind == .coincident
         self.angleAverage = coincident ? AlignedFloats(count: Self.angleBins) : nil
         self.angleFrame = coincident ? AlignedFloats(count: Self.angleBins) : nil
