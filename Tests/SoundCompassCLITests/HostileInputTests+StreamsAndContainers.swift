@@ -199,15 +199,18 @@ extension LiveFaultTests {
         // Two SIGINTs back to back: the first asks for a clean stop; when the second is delivered
         // before the stop is done, it ends the process (exit 130), and the file written so far
         // must be kept as records.jsonl.partial. (Signals that arrive together may merge into one:
-        // the run then stops cleanly with the records complete.)
+        // the run then stops cleanly with the records complete.) The signals wait for the run's
+        // hidden temporary output to hold a record (up to 20 s): under AddressSanitizer on a
+        // loaded machine a fixed 1.5 s once came before it, and the run ended with nothing to keep.
         let result = try CLI.shell(
             """
             (cat "$W"; exec sleep 8) > "$F" 2> /dev/null & writer=$!
             soundcompass live --input "$F" --format jsonl -o "$O" & pid=$!
-            sleep 1.5; kill -INT $pid; kill -INT $pid
+            i=0; while [ $i -lt 200 ] && [ -z "$(find "$D" -maxdepth 1 -name '.*' -type f -size +0)" ]; do sleep 0.1; i=$((i + 1)); done
+            sleep 0.5; kill -INT $pid; kill -INT $pid
             wait $pid; status=$?; kill -KILL $writer 2> /dev/null; exit $status
             """,
-            environment: ["W": wav, "F": fifo, "O": output])
+            environment: ["W": wav, "F": fifo, "O": output, "D": directory.url.path])
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
         #expect(!names.contains { $0.hasPrefix(".") }, "a hidden temporary file was left: \(names)")
         if result.status == 0 {
