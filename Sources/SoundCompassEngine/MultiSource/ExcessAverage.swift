@@ -188,21 +188,22 @@ package final class ExcessAverage {
         // keeps the frame's own values, as the plain history does; the averages take them times
         // the frame's tail weight.
         let c = correlation.baseAddress, scale = 1 / (2 * sampledWeight)
-        @inline(__always) func value(_ i: Int) -> Float { scale * (i < K ? c[m - K + i] : c[i - K]) }
+        // The correlation at `lag` (−M/2 < lag < M/2), scaled.
+        @inline(__always) func value(atLag lag: Int) -> Float { scale * (lag < 0 ? c[m + lag] : c[lag]) }
         fft.inverse(xn, c)
         let newAverage = newSoundAverage.baseAddress
-        for i in 0...(2 * K) { newAverage[i] += a * (w * value(i) - newAverage[i]) }
+        for i in 0...(2 * K) { newAverage[i] += a * (w * value(atLag: i - K) - newAverage[i]) }
         fft.inverse(xo, c)
         let onsetAverage = onsetAverage.baseAddress
         for i in 0...(2 * K) {
-            let v = value(i)
+            let v = value(atLag: i - K)
             onsetAverage[i] += a * (w * v - onsetAverage[i])
             row[i] = v
         }
         let P = Self.interpolationTaps, flanks = onsetFlanks.baseAddress
         for i in 0..<P {
-            flanks[i] += a * (w * scale * c[m - K - P + i] - flanks[i])
-            flanks[P + i] += a * (w * scale * c[K + 1 + i] - flanks[P + i])
+            flanks[i] += a * (w * value(atLag: -K - P + i) - flanks[i])
+            flanks[P + i] += a * (w * value(atLag: K + 1 + i) - flanks[P + i])
         }
     }
 }

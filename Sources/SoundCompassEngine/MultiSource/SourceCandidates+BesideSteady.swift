@@ -23,9 +23,7 @@ extension SourceCandidateFinder {
     /// below ``separation``; a NumPy prototype on the steady-noise room sweep found 1.2 enough.
     static let besideSteadyReach = 1.2
     /// ``besideSteadyReach`` in steps of the interpolation grid.
-    static var besideSteadyReachSteps: Int {
-        Int((besideSteadyReach * Double(ExcessAverage.interpolationSteps)).rounded())
-    }
+    static let besideSteadyReachSteps = Int((besideSteadyReach * Double(ExcessAverage.interpolationSteps)).rounded())
 
     /// The lag of the new sound behind the excess peak at `lag` when a steady source lies
     /// within ``separation`` of it (see the extension's notes), samples; nil when none does or
@@ -37,12 +35,7 @@ extension SourceCandidateFinder {
     ///   - limit: the largest |lag| searched, samples (at most ``searchLag``).
     ///   - excess: the excess averages.
     func lagBesideSteady(_ lag: Double, steadyCount: Int, limit: Double, excess: ExcessAverage) -> Double? {
-        var beside = false
-        for j in 0..<steadyCount where abs(lags[j] - lag) < separation {
-            beside = true
-            break
-        }
-        guard beside else { return nil }
+        guard hasSteadyLag(within: separation, of: lag, steadyCount: steadyCount) else { return nil }
         let steps = Double(ExcessAverage.interpolationSteps)
         let centre = Int((lag * steps).rounded()), reach = Self.besideSteadyReachSteps
         let lowest = max(centre - reach, Int((-limit * steps).rounded(.up)))
@@ -54,14 +47,16 @@ extension SourceCandidateFinder {
         for i in 1..<(highest - lowest) where u[i] > u[i - 1] && u[i] >= u[i + 1] {
             let offset = parabolicPeakOffset(Double(u[i - 1]), Double(u[i]), Double(u[i + 1]))
             let x = (Double(lowest + i) + offset) / steps
-            var clear = true
-            for j in 0..<steadyCount where abs(lags[j] - x) < Self.steadySeparationSamples {
-                clear = false
-                break
-            }
-            guard clear else { continue }
+            guard !hasSteadyLag(within: Self.steadySeparationSamples, of: x, steadyCount: steadyCount) else { continue }
             if best == nil || u[i] > bestValue { best = x; bestValue = u[i] }
         }
         return best
+    }
+
+    /// Whether one of the first `steadyCount` candidates (the steady ones) lies closer than
+    /// `distance` samples to `lag`.
+    func hasSteadyLag(within distance: Double, of lag: Double, steadyCount: Int) -> Bool {
+        for j in 0..<steadyCount where abs(lags[j] - lag) < distance { return true }
+        return false
     }
 }

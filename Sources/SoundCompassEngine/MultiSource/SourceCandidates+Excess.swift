@@ -231,12 +231,7 @@ extension SourceCandidateFinder {
                 index = Int(unmerged.rounded()) + K
             }
             // Only a steady source's leak sits on its own lag.
-            var nearSteady = false
-            for j in 0..<steadyCount where abs(lags[j] - lag) < Self.steadySeparationSamples {
-                nearSteady = true
-                break
-            }
-            if nearSteady { continue }
+            if hasSteadyLag(within: Self.steadySeparationSamples, of: lag, steadyCount: steadyCount) { continue }
             candidates[count] = SourceCandidate(azimuth: 0, strength: peak.height, share: 0)
             candidates[count].fromOnsets = true
             lags[count] = lag
