@@ -93,26 +93,46 @@ public final class SoundClassifier {
     /// appears (see ``alertMinimumScore``).
     /// - Parameter scores: ``YAMNet/classCount`` scores, by class index.
     public func label(scores: UnsafePointer<Float>) -> SoundLabel {
+        var best = -1
+        return label(scores: scores, favouring: -1, by: 1, best: &best)
+    }
+
+    /// The label of a score vector, with hysteresis: reported name `favoured` (an index into
+    /// ``LabelSet/names``; −1 for none) ranks as if its score were `margin` times what it is, so
+    /// that another name takes its place only when it scores clearly more. The scores reported
+    /// are the real ones.
+    /// - Parameters:
+    ///   - scores: ``YAMNet/classCount`` scores, by class index.
+    ///   - favoured: the name to favour, or −1.
+    ///   - margin: its ranking factor (≥ 1).
+    ///   - best: set to the index of the best name reported.
+    func label(scores: UnsafePointer<Float>, favouring favoured: Int, by margin: Float, best bestIndex: inout Int) -> SoundLabel {
         // The three best reported names.
         var best = (-1, -1, -1), bestScore: (Float, Float, Float) = (-1, -1, -1)
+        var real: (Float, Float, Float) = (0, 0, 0)
         labels.members.withUnsafeBufferPointer { members in
             for i in 0..<members.count {
-                var s: Float = 0
-                for c in members[i] { s = max(s, scores[c]) }
+                var score: Float = 0
+                for c in members[i] { score = max(score, scores[c]) }
+                let s = i == favoured ? score * margin : score
                 if s > bestScore.0 {
+                    real = (score, real.0, real.1)
                     best = (i, best.0, best.1); bestScore = (s, bestScore.0, bestScore.1)
                 } else if s > bestScore.1 {
+                    real = (real.0, score, real.1)
                     best = (best.0, i, best.1); bestScore = (bestScore.0, s, bestScore.1)
                 } else if s > bestScore.2 {
+                    real.2 = score
                     best.2 = i; bestScore.2 = s
                 }
             }
         }
+        bestIndex = best.0
         let names = labels.names
         var label = SoundLabel(
-            name: names[best.0], score: Double(bestScore.0),
-            secondName: best.1 >= 0 ? names[best.1] : "", secondScore: Double(max(0, bestScore.1)),
-            thirdName: best.2 >= 0 ? names[best.2] : "", thirdScore: Double(max(0, bestScore.2)))
+            name: names[best.0], score: Double(real.0),
+            secondName: best.1 >= 0 ? names[best.1] : "", secondScore: Double(max(0, real.1)),
+            thirdName: best.2 >= 0 ? names[best.2] : "", thirdScore: Double(max(0, real.2)))
         guard !alerts.isEmpty else { return label }
         // The three best of all classes, for the alert rule.
         var top = (-1, -1, -1), topScore: (Float, Float, Float) = (-1, -1, -1)

@@ -38,17 +38,25 @@ import Musl
 /// the mixture's magnitude in its bins and, elsewhere, at most ``rejectedBinGain`` (−30 dB) of
 /// the RMS of its own bins in that frame (a low floor with no holes, which does not carry the
 /// other sources' structure), scaled so that its loud frames sit at ``patchLevel``, then mel and
-/// log as YAMNet's front end. With none heard the whole mixture is classified as it is (for the
-/// record's own label; silence stays silence). A coincident pair has no delay to go by: each
-/// source gets the (scaled) mixture.
+/// log as YAMNet's front end. A lone heard source is classified on the unmasked mixture (scaled
+/// the same way): no mask can make it read better than the signal itself. With two or more
+/// heard, the scaled unmasked mixture is classified beside their masked patches, in the same
+/// batch, for the record's own label. With none heard the whole mixture is classified as it is
+/// (silence stays silence). A coincident pair has no delay to go by: each source gets the
+/// scaled mixture.
 ///
-/// **The label.** A source's label is read from the average of the class scores of its latest
-/// two patches (0.48 s apart, together 1.44 s), or the latest one alone when the one before is
-/// older than ``inheritSeconds``; a label scoring under ``minimumLabelScore`` is withheld. A
-/// source the tracker lists under a new id within ``inheritDegrees`` of a labelled source it no
-/// longer lists, heard within ``inheritSeconds``, takes that source's label and scores (the
-/// tracker often gives a steady sound in a room a new id). The record's ``AnalysisRecord/label``
-/// is the loudest heard source's label, or the mixture's when none is heard.
+/// **A label is a property of a track.** Each source's class scores are pooled over its
+/// patches (the first two averaged, then each new patch weighs 1/``poolPatches``: a 1.44 s time
+/// constant), and a name keeps its place until another's pooled score exceeds its own by
+/// ``switchMargin`` (hysteresis). A source carries a label, and can raise an alert, only once it
+/// has been heard in ``establishedPatches`` patch rounds (a track that lives less than about
+/// 0.5 s, such as a reflection's or a ghost's, carries none); a label scoring under
+/// ``minimumLabelScore`` is withheld. A source the tracker lists under a new id within
+/// ``inheritDegrees`` of a labelled source it no longer lists, heard within ``inheritSeconds``,
+/// takes that source's pooled scores (the tracker often gives a steady sound in a room a new
+/// id). The record's ``AnalysisRecord/label`` is the unmasked mixture's (pooled the same way)
+/// when two or more sources are heard, the lone heard source's when one is, and the unscaled
+/// mixture's when none is.
 ///
 /// Life cycle: `init` allocates everything; ``append(left:right:)`` and ``label(_:emit:)``
 /// never allocate.
@@ -59,6 +67,9 @@ public final class SourceLabeler: RecordLabeler {
     public let configuration: AnalysisConfiguration
     /// Patches classified so far (sources and mixture).
     public private(set) var patchesClassified = 0
+    /// Patches of a lone heard source classified on the unmasked mixture (see
+    /// ``maximumForeignShare``), so far.
+    public private(set) var unmaskedLonePatches = 0
 
     private static let bins = LogMelFrontEnd.binCount
     /// Bins rounded up to whole SIMD vectors of 8: the per-bin arrays' stride (the bins past
@@ -116,6 +127,21 @@ public final class SourceLabeler: RecordLabeler {
     /// A label whose best reported score is below this is withheld (`null`) unless it alerts:
     /// see ``reported(_:)``.
     public static let minimumLabelScore: Double = 0.1
+    /// A lone heard source is classified on the unmasked mixture unless more than this share of
+    /// the patch's energy lies in bins holding onsets far from it (a louder sound the tracker
+    /// does not list); then on its one-source mask.
+    static let maximumForeignShare: Float = 0.5
+    /// A source's pooled class scores: the first two patches averaged, then each new patch
+    /// weighs 1/3 (an exponential average with a time constant of 3 patches, 1.44 s).
+    static let poolPatches: Float = 3
+    /// A source is labelled, and can alert, once it has been heard in this many patch rounds
+    /// (0.48 s apart, none of them more than ``inheritSeconds`` after the one before): its first
+    /// label comes 0.5–1 s after its onset, and a track that lives less (a reflection's, a
+    /// ghost's) carries none.
+    static let establishedPatches = 2
+    /// The name a source reports keeps its place until another name's pooled score is this many
+    /// times its own (hysteresis: two classes scoring alike do not trade places every patch).
+    static let switchMargin: Float = 1.25
     /// A new source within this many degrees of a labelled source no longer listed takes its
     /// label and scores.
     public static let inheritDegrees = 20.0
@@ -183,14 +209,24 @@ public final class SourceLabeler: RecordLabeler {
     private let gains: UnsafeMutablePointer<Float>
     private let sortScratch: UnsafeMutablePointer<Float>
     private var heard: [Int]
-    /// Label slots by source id (reused as ids go away): the label, the latest patch's class
-    /// scores, when (patch number) and at what bearing; and the mixture's label.
+    /// Label slots by source id (reused as ids go away): the label, the pooled class scores,
+    /// the patch rounds pooled, the name favoured by hysteresis, when (patch number) and at what
+    /// bearing it was last heard.
     private var slotIDs: [Int], slotLabels: [SoundLabel?], slotPatch: [Int], slotAzimuth: [Double]
+    private var slotRounds: [Int], slotFavoured: [Int]
     private let slotScores: UnsafeMutablePointer<Float>
-    private let currentScores: UnsafeMutablePointer<Float>, averagedScores: UnsafeMutablePointer<Float>
+    private let currentScores: UnsafeMutablePointer<Float>
     private var patchNumber = 0
     private static let inheritPatches = Int((inheritSeconds / (Double(hop) * 0.01)).rounded())
+    /// The unscaled mixture's label, from the latest round with no source heard.
     private var mixtureLabel: SoundLabel?
+    /// The scaled mixture's pooled scores and label, from the rounds with two or more heard
+    /// (the record's label then); its rounds, favoured name and last round.
+    private let broadbandScores: UnsafeMutablePointer<Float>
+    private var broadbandLabel: SoundLabel?
+    private var broadbandRounds = 0, broadbandFavoured = -1, broadbandPatch = Int.min / 2
+    /// The number of sources heard at the latest patch round.
+    private var heardAtLastRound = 0
     /// The sources array of the records handed on (swapped in and out so that it is never shared).
     private var sourcesBuffer: [SourceRecord]
 
@@ -198,12 +234,12 @@ public final class SourceLabeler: RecordLabeler {
     ///   - classifier: the model and the names to report.
     ///   - configuration: the analysis's settings (its sample rate, array and ``AnalysisConfiguration/maxSources``).
     /// - Throws: ``ClassifierError/resampler(_:)``.
-    /// - Precondition: the classifier takes batches of ``AnalysisConfiguration/maxSources``
-    ///   patches (``SoundClassifier/init(directory:labels:alerts:maximumBatch:)``).
+    /// - Precondition: the classifier takes batches of ``batchSize(for:)`` patches
+    ///   (``SoundClassifier/init(directory:labels:alerts:maximumBatch:)``).
     public init(classifier: SoundClassifier, configuration: AnalysisConfiguration) throws(ClassifierError) {
         precondition(
-            classifier.network.maximumBatch >= max(1, configuration.maxSources),
-            "the classifier must take a batch of every source's patch")
+            classifier.network.maximumBatch >= Self.batchSize(for: configuration),
+            "the classifier must take a batch of every source's patch and the mixture's")
         self.classifier = classifier
         self.configuration = configuration
         resampler = try Resampler(inputRate: configuration.sampleRate, outputRate: LogMelFrontEnd.sampleRate)
@@ -263,23 +299,33 @@ public final class SourceLabeler: RecordLabeler {
         rotationIm = zeros(capacity * stride)
         sourceDelays = zeros(capacity)
         ambiguous = zeros(capacity * stride)
-        patches = zeros(capacity * frames * YAMNet.melBands)
+        // Every heard source's patch and the mixture's.
+        patches = zeros((capacity + 1) * frames * YAMNet.melBands)
         winners = zeros(frames * stride)
         floors = zeros(capacity * frames)
         masked = zeros(stride)
-        framePower = zeros(capacity * frames)
-        gains = zeros(capacity, 1)
+        framePower = zeros((capacity + 1) * frames)
+        gains = zeros(capacity + 1, 1)
         sortScratch = zeros(frames)
         let slots = capacity + 4
         slotIDs = [Int](repeating: -1, count: slots)
         slotLabels = [SoundLabel?](repeating: nil, count: slots)
         slotPatch = [Int](repeating: Int.min / 2, count: slots)
         slotAzimuth = [Double](repeating: 0, count: slots)
+        slotRounds = [Int](repeating: 0, count: slots)
+        slotFavoured = [Int](repeating: -1, count: slots)
         slotScores = zeros(slots * YAMNet.classCount)
         currentScores = zeros(YAMNet.classCount)
-        averagedScores = zeros(YAMNet.classCount)
+        broadbandScores = zeros(YAMNet.classCount)
         sourcesBuffer = []
         sourcesBuffer.reserveCapacity(capacity)
+    }
+
+    /// The largest batch the labeler classifies at once: a patch for each source the analysis
+    /// may track (``AnalysisConfiguration/maxSources``) and one for the mixture. Give the
+    /// ``SoundClassifier`` this `maximumBatch`.
+    public static func batchSize(for configuration: AnalysisConfiguration) -> Int {
+        max(1, configuration.maxSources) + 1
     }
 
     deinit {
@@ -287,7 +333,7 @@ public final class SourceLabeler: RecordLabeler {
             clean.left, clean.right, pending.left, pending.right, spectrumLeft, spectrumRight, magnitudes, directionRe,
             directionIm, heldDelays, envelope, phaseRe, phaseIm, phaseWeight, delayHeld, delayWeight, heldPeak, framePowerScratch,
             unitRe, unitIm, onsetWeight, gridDelays, gridCos, gridSin, gridFit, rotationRe, rotationIm, sourceDelays, ambiguous,
-            patches, winners, floors, masked, framePower, gains, sortScratch, slotScores, currentScores, averagedScores,
+            patches, winners, floors, masked, framePower, gains, sortScratch, slotScores, currentScores, broadbandScores,
         ] {
             p.deallocate()
         }
@@ -498,10 +544,22 @@ public final class SourceLabeler: RecordLabeler {
         heard.removeAll(keepingCapacity: true)
         for i in 0..<sourceCount where sourceActive[i] { heard.append(i) }
         let count = heard.count
+        heardAtLastRound = count
         if count == 0 {
             buildPatches(sources: 0, normalised: false)
             mixtureLabel = Self.reported(classifier.label(patch: patches))
             patchesClassified += 1
+            return
+        }
+        // A sound is heard: the silent mixture's label no longer stands for the record.
+        mixtureLabel = nil
+        // A coincident pair has no delay to go by: the scaled mixture names every heard source.
+        if configuration.array.kind == .coincident {
+            buildPatches(sources: 0, normalised: true)
+            classifier.classify(patches: patches, count: 1)
+            patchesClassified += 1
+            classifier.scores(ofPatch: 0, into: currentScores)
+            for i in heard { store(id: sourceIDs[i], azimuth: sourceAzimuth[i]) }
             return
         }
         // Each heard source's delay and expected rotation e^{iωτ} per bin.
@@ -526,37 +584,86 @@ public final class SourceLabeler: RecordLabeler {
                 }
             }
         }
-        // A coincident pair: one mixture patch names every source.
-        let coincident = model.kind == .coincident
-        buildPatches(sources: coincident ? 0 : count, normalised: true)
-        let batch = coincident ? 1 : count
-        classifier.classify(patches: patches, count: batch)
-        patchesClassified += batch
+        // One heard source: the scaled mixture, unmasked, unless most of the patch's energy is in
+        // bins holding the onsets of a sound far from it (a louder sound the tracker does not
+        // list), which its one-source mask then leaves out.
+        if count == 1 {
+            let foreign = foreignShare()
+            let unmasked = foreign <= Self.maximumForeignShare
+            buildPatches(sources: unmasked ? 0 : 1, normalised: true)
+            classifier.classify(patches: patches, count: 1)
+            patchesClassified += 1
+            if unmasked { unmaskedLonePatches += 1 }
+            classifier.scores(ofPatch: 0, into: currentScores)
+            store(id: sourceIDs[heard[0]], azimuth: sourceAzimuth[heard[0]])
+            return
+        }
+        // Each heard source's masked patch, and the scaled mixture's after them: one batch.
+        buildPatches(sources: count, normalised: true)
+        classifier.classify(patches: patches, count: count + 1)
+        patchesClassified += count + 1
         for (j, i) in heard.enumerated() {
-            classifier.scores(ofPatch: coincident ? 0 : j, into: currentScores)
+            classifier.scores(ofPatch: j, into: currentScores)
             store(id: sourceIDs[i], azimuth: sourceAzimuth[i])
         }
+        classifier.scores(ofPatch: count, into: currentScores)
+        let recent = patchNumber - broadbandPatch <= Self.inheritPatches
+        broadbandRounds = recent ? broadbandRounds + 1 : 1
+        Self.pool(currentScores, into: broadbandScores, rounds: broadbandRounds)
+        broadbandPatch = patchNumber
+        broadbandLabel = Self.reported(
+            classifier.label(scores: broadbandScores, favouring: broadbandFavoured, by: Self.switchMargin, best: &broadbandFavoured))
     }
 
-    /// The patches of the last 96 frames: with `sources` = 0 the mixture's (in the first
-    /// patch), else one per heard source from the mask (see the type's documentation). With
-    /// `normalised`, each patch's magnitudes are scaled so that its loud frames sit at
-    /// ``patchLevel`` (see there).
+    /// The share of the last 96 frames' energy in bins that hold an onset delay far from the one
+    /// heard source's (``delayTolerance``): the energy of sounds the tracker does not list.
+    private func foreignShare() -> Float {
+        let stride = Self.stride, frames = Self.frames
+        var foreign = V(), total = V()
+        let none = V(repeating: -1)
+        for f in 0..<frames {
+            let slot = (ringHead + f) % frames
+            let mag = magnitudes + slot * stride
+            let win = winners + f * stride
+            assignBins(slot: slot, sources: 1, into: win)
+            var k = 0
+            while k < stride {
+                let m = Self.load(mag + k)
+                let power = m * m
+                total += power
+                foreign += power.replacing(with: 0, where: .!(Self.load(win + k) .== none))
+                k += 8
+            }
+        }
+        let sum = total.sum()
+        return sum > 0 ? foreign.sum() / sum : 0
+    }
+
+    /// Pools a patch's scores into a track's: the first patch as it is, the second averaged
+    /// with it, then an exponential average in which the new patch weighs 1/``poolPatches``.
+    private static func pool(_ current: UnsafePointer<Float>, into pooled: UnsafeMutablePointer<Float>, rounds: Int) {
+        let weight = 1 / min(Float(rounds), poolPatches)
+        for c in 0..<YAMNet.classCount { pooled[c] += weight * (current[c] - pooled[c]) }
+    }
+
+    /// The patches of the last 96 frames: one per heard source from the mask (see the type's
+    /// documentation; `sources` of them, none when 0), then the unmasked mixture's (patch
+    /// `sources`). With `normalised`, each patch's magnitudes are scaled so that its loud frames
+    /// sit at ``patchLevel`` (see there).
     private func buildPatches(sources: Int, normalised: Bool) {
         let melBands = YAMNet.melBands, stride = Self.stride, frames = Self.frames
-        let patchCount = max(1, sources)
+        let patchCount = sources + 1
+        let mixturePower = framePower + sources * frames
         let floorShare = Self.rejectedBinGain / Float(Self.bins).squareRoot()
         // Pass 1: each bin's source, each patch's floor and per-frame power, for its level.
         for f in 0..<frames {
             let slot = (ringHead + f) % frames  // oldest first
             let mag = magnitudes + slot * stride
-            if sources == 0 {
-                var p = V()
-                var k = 0
-                while k < stride { let m = Self.load(mag + k); p += m * m; k += 8 }
-                framePower[f] = p.sum()
-                continue
-            }
+            var p = V()
+            var k = 0
+            while k < stride { let m = Self.load(mag + k); p += m * m; k += 8 }
+            mixturePower[f] = p.sum()
+            if sources == 0 { continue }
             let win = winners + f * stride
             assignBins(slot: slot, sources: sources, into: win)
             for j in 0..<sources {
@@ -586,17 +693,15 @@ public final class SourceLabeler: RecordLabeler {
         for j in 0..<patchCount {
             gains[j] = normalised ? Self.levelGain(framePowers: framePower + j * frames, scratch: sortScratch) : 1
         }
-        // Pass 2: masked, scaled magnitudes into mel and log.
+        // Pass 2: masked, scaled magnitudes into mel and log; the mixture's last.
         for f in 0..<frames {
             let slot = (ringHead + f) % frames
             let mag = magnitudes + slot * stride
-            if sources == 0 {
-                let g = V(repeating: gains[0])
-                var k = 0
-                while k < stride { Self.store(g * Self.load(mag + k), masked + k); k += 8 }
-                frontEnd.logMel(magnitudes: masked, into: patches + f * melBands)
-                continue
-            }
+            let g = V(repeating: gains[sources])
+            var k = 0
+            while k < stride { Self.store(g * Self.load(mag + k), masked + k); k += 8 }
+            frontEnd.logMel(magnitudes: masked, into: patches + sources * frames * melBands + f * melBands)
+            if sources == 0 { continue }
             let win = winners + f * stride
             for j in 0..<sources {
                 let g = V(repeating: gains[j]), floor = V(repeating: floors[j * frames + f])
@@ -684,19 +789,23 @@ public final class SourceLabeler: RecordLabeler {
         label.score >= minimumLabelScore || label.alert ? label : nil
     }
 
-    /// Stores the scores in ``currentScores`` as the latest patch of source `id` (heard at
-    /// `azimuth`) and labels it from them, averaged with its previous patch's when that is recent.
+    /// Pools the scores in ``currentScores`` into source `id`'s track (heard at `azimuth`) and
+    /// labels it from its pooled scores, once it is established (``establishedPatches``). A track
+    /// last heard more than ``inheritSeconds`` ago starts again.
     private func store(id: Int, azimuth: Double) {
         let s = slot(for: id, azimuth: azimuth)
-        let classes = YAMNet.classCount
-        let previous = slotScores + s * classes
+        let pooled = slotScores + s * YAMNet.classCount
         if patchNumber - slotPatch[s] <= Self.inheritPatches {
-            for c in 0..<classes { averagedScores[c] = (previous[c] + currentScores[c]) / 2 }
-            slotLabels[s] = Self.reported(classifier.label(scores: averagedScores))
+            slotRounds[s] += 1
         } else {
-            slotLabels[s] = Self.reported(classifier.label(scores: currentScores))
+            slotRounds[s] = 1
+            slotFavoured[s] = -1
         }
-        previous.update(from: currentScores, count: classes)
+        Self.pool(currentScores, into: pooled, rounds: slotRounds[s])
+        var favoured = slotFavoured[s]
+        let label = classifier.label(scores: pooled, favouring: favoured, by: Self.switchMargin, best: &favoured)
+        slotFavoured[s] = favoured
+        slotLabels[s] = slotRounds[s] >= Self.establishedPatches ? Self.reported(label) : nil
         slotPatch[s] = patchNumber
         slotAzimuth[s] = azimuth
     }
@@ -717,6 +826,8 @@ public final class SourceLabeler: RecordLabeler {
         slotIDs[fresh] = id
         slotLabels[fresh] = nil
         slotPatch[fresh] = Int.min / 2
+        slotRounds[fresh] = 0
+        slotFavoured[fresh] = -1
         return fresh
     }
 
@@ -768,7 +879,9 @@ public final class SourceLabeler: RecordLabeler {
                 loudest = i
             }
         }
-        out.label = loudest >= 0 ? out.sources[loudest].label : mixtureLabel
+        // Two or more heard: the unmasked mixture's pooled label, never worse than no separation.
+        out.label = heardAtLastRound >= 2 && broadbandLabel != nil
+            ? broadbandLabel : loudest >= 0 ? out.sources[loudest].label : mixtureLabel
         var alerting = -1
         for i in out.sources.indices where out.sources[i].active && out.sources[i].label?.alert == true {
             if alerting < 0 || out.sources[i].levelDBFS > out.sources[alerting].levelDBFS { alerting = i }

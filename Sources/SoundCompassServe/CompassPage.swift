@@ -3,9 +3,11 @@
 /// It reads `/events` (EventSource, which reconnects by itself and resumes with
 /// `Last-Event-ID`), draws a dial with every tracked source (its id, a short trail, confidence as
 /// size and opacity), writes the bearing as text (also into a polite live region for screen
-/// readers), says the bands in words ("speech on your left"), shows a source's `label` and an
-/// `alert` when records carry them, and offers vibration and spoken cues, both off until turned
-/// on. States: connecting, live, quiet, disconnected.
+/// readers), names what each source is beside its bearing (`label`, with `--classify`), raises
+/// an alert banner with the class and the side ("⚠ Alarm on your right", held 3 s after the
+/// last alerting record), says the bands by their pitch ("pitch 0.5–3 kHz on your left": a
+/// band's name such as "speech" or "alert" would read as a label), and offers vibration and
+/// spoken cues, both off until turned on. States: connecting, live, quiet, disconnected.
 enum CompassPage {
     static let html = #"""
 <!doctype html>
@@ -41,6 +43,7 @@ h1 { font-size:1.2rem; margin:0; }
 #dial .needle { stroke:var(--accent); stroke-width:5; stroke-linecap:round; transition: transform 120ms linear; }
 #dial .src circle { fill:var(--src); }
 #dial .src text { fill:var(--bg); font-size:10px; font-weight:800; text-anchor:middle; dominant-baseline:central; }
+#dial .src text.name { fill:var(--fg); font-size:9px; font-weight:700; }
 #dial .trail { fill:var(--src); }
 #bands, #sources-text, #hemi { margin:0; text-align:center; }
 #bands { font-size:1.2rem; }
@@ -97,12 +100,13 @@ footer { color:var(--dim); font-size:0.8rem; text-align:center; }
   const eventsURL = "events" + (token ? "?token=" + encodeURIComponent(token) : "");
   const statusURL = "status" + (token ? "?token=" + encodeURIComponent(token) : "");
   const NS = "http://www.w3.org/2000/svg";
-  const TRAIL = 24, QUIET_MS = 2000, SILENT_MS = 3000, SPEAK_MS = 4000, LOUD_DBFS = -40;
+  const TRAIL = 24, QUIET_MS = 2000, SILENT_MS = 3000, SPEAK_MS = 4000, LOUD_DBFS = -40, ALERT_HOLD_MS = 3000;
   const trails = new Map(), seen = new Set();
   let lastMessage = 0, lastActive = 0, es = null, reconnectTimer = null, lastSpoken = 0, lastSpokenText = "";
-  let lastAnnounce = 0, lastAnnounced = "", state = "";
+  let lastAnnounce = 0, lastAnnounced = "", state = "", lastAlert = 0;
   window.scLatencies = [];
   window.scRecords = 0;
+  window.scFirstAlertTime = null;
 
   for (let a = 0; a < 360; a += 30) {
     const t = document.createElementNS(NS, "line");
@@ -152,13 +156,21 @@ footer { color:var(--dim); font-size:0.8rem; text-align:center; }
     if ($("vibrate").checked && navigator.vibrate) navigator.vibrate([150, 80, 150]);
   }
 
+  function capitalised(text) { return text ? text.charAt(0).toUpperCase() + text.slice(1) : text; }
+  // The record's alert {label, azimuth, source}: "Alarm on your right".
   function alertText(r) {
     const a = r.alert;
-    if (!a) return null;
-    if (typeof a === "string") return a;
-    if (typeof a === "object") return (a.label || a.class || a.name || r.label || "alert") +
-      (typeof a.azimuth === "number" ? " " + side(a.azimuth) : (typeof r.azimuth === "number" ? " " + side(r.azimuth) : ""));
-    return (r.label || "alert") + " " + side(r.azimuth);
+    if (!a || typeof a !== "object") return null;
+    const name = capitalised(a.label || "alert");
+    const az = typeof a.azimuth === "number" ? a.azimuth : r.azimuth;
+    return typeof az === "number" ? name + " " + side(az) : name;
+  }
+  // A band by its pitch, "0.5–3 kHz", never by its name ("speech", "alert" read as labels).
+  function pitch(b) {
+    if (typeof b.low_hz !== "number" || typeof b.high_hz !== "number") return "a band";
+    const k = b.high_hz >= 1000;
+    const f = (v) => k ? String(Math.round(v / 100) / 10) : String(Math.round(v));
+    return f(b.low_hz) + "–" + f(b.high_hz) + (k ? " kHz" : " Hz");
   }
 
   function drawSources(r) {
@@ -197,8 +209,17 @@ footer { color:var(--dim); font-size:0.8rem; text-align:center; }
       tx.setAttribute("x", x.toFixed(1)); tx.setAttribute("y", y.toFixed(1));
       tx.textContent = String(s.id);
       grp.appendChild(c); grp.appendChild(tx);
+      if (s.label && s.active) {
+        // The name beside the dot, on the side towards the centre so that it stays on the dial.
+        const [nx, ny] = point(s.azimuth, 55);
+        const name = document.createElementNS(NS, "text");
+        name.setAttribute("class", "name");
+        name.setAttribute("x", nx.toFixed(1)); name.setAttribute("y", ny.toFixed(1));
+        name.textContent = s.label.split(",")[0];
+        grp.appendChild(name);
+      }
       g.appendChild(grp);
-      if (s.active) items.push(s.id + (s.label ? " " + s.label : "") + ": " + signed(s.azimuth) + " " + word(s.azimuth, s.hemisphere !== undefined ? s.hemisphere : r.hemisphere));
+      if (s.active) items.push(s.id + ": " + (s.label ? s.label.split(",")[0] + " " : "") + signed(s.azimuth) + " " + word(s.azimuth, s.hemisphere !== undefined ? s.hemisphere : r.hemisphere));
     }
     for (const id of Array.from(trails.keys())) if (!ids.has(id)) trails.delete(id);
     const ul = $("sources");
@@ -229,7 +250,7 @@ footer { color:var(--dim); font-size:0.8rem; text-align:center; }
       $("direction").textContent = w;
       needle.setAttribute("transform", "rotate(" + az.toFixed(1) + ")");
       needle.setAttribute("opacity", (0.3 + 0.7 * Math.max(0, Math.min(1, r.confidence || 0))).toFixed(2));
-      const label = r.label || "";
+      const label = r.label ? r.label.split(",")[0] : "";
       $("label").textContent = label ? label + (typeof r.label_score === "number" ? " (" + Math.round(r.label_score * 100) + " %)" : "") : "";
       const spoken = (label || "sound") + ", " + w;
       speak(spoken, false);
@@ -244,16 +265,25 @@ footer { color:var(--dim); font-size:0.8rem; text-align:center; }
     $("hemi").textContent = r.hemisphere === "front" ? "front/back resolved: ahead"
       : r.hemisphere === "back" ? "front/back resolved: behind" : "front or back not yet known";
     const bands = Array.isArray(r.bands) ? r.bands.filter((b) => r.active && b.confidence >= 0.2) : [];
-    // "speech on your left; low and high on your right": the bands grouped by side.
+    // "pitch 0.1–0.5 kHz and 3–8 kHz on your right; 0.5–3 kHz on your left": the bands grouped
+    // by side, each by its frequencies.
     const groups = new Map();
-    for (const b of bands) { const where = side(b.azimuth); if (!groups.has(where)) groups.set(where, []); groups.get(where).push(b.name); }
+    for (const b of bands) { const where = side(b.azimuth); if (!groups.has(where)) groups.set(where, []); groups.get(where).push(pitch(b)); }
     const list = (names) => names.length < 2 ? names.join("") : names.slice(0, -1).join(", ") + " and " + names[names.length - 1];
-    $("bands").textContent = Array.from(groups, ([where, names]) => list(names) + " " + where).join("; ");
+    const grouped = Array.from(groups, ([where, names]) => list(names) + " " + where).join("; ");
+    $("bands").textContent = grouped ? "pitch " + grouped : "";
     drawSources(r);
     const at = alertText(r);
     const box = $("alert");
-    if (at) { if (box.hidden || box.textContent !== "⚠ " + at) { box.textContent = "⚠ " + at; box.hidden = false; speak("alert: " + at, true); vibrate(); } }
-    else if (!box.hidden) { box.hidden = true; box.textContent = ""; }
+    if (at) {
+      const fresh = box.hidden;
+      lastAlert = now;
+      if (window.scFirstAlertTime === null && typeof r.time === "number") window.scFirstAlertTime = r.time;
+      if (box.textContent !== "⚠ " + at) { box.textContent = "⚠ " + at; box.dataset.alert = at; }
+      box.hidden = false;
+      // Spoken and felt once per alert (it is held while it lasts), when the person turned cues on.
+      if (fresh) { speak("alert: " + at, true); vibrate(); }
+    } else if (!box.hidden && now - lastAlert >= ALERT_HOLD_MS) { box.hidden = true; box.textContent = ""; box.dataset.alert = ""; }
   }
 
   function connect() {

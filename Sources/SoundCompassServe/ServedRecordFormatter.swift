@@ -13,6 +13,14 @@ package final class ServedRecordFormatter {
     private let writer: RecordWriter
     private let moment = Moment()
 
+    /// Records carry what the sound classifier found (`label`, `label_score`, `next_labels`,
+    /// `next_scores` on the record and each source, and `alert`), as stdout's do: set when
+    /// classification is on (``RecordWriter/labels``).
+    package var labels: Bool {
+        get { writer.labels }
+        set { writer.labels = newValue }
+    }
+
     /// - Parameters:
     ///   - broadcast: where records go.
     ///   - bandNames: the bands every record carries.

@@ -1,12 +1,18 @@
 #!/usr/bin/env python3
-"""The compass page in a real browser (issue 32): headless Debian chromium driven by selenium.
+"""The compass page in a real browser (issues 32, 44): headless Debian chromium driven by selenium.
 
 Serves a `synth` recording with one source at a known bearing at real-time pace
 (`live --input take.raw --serve 127.0.0.1:0`), loads the page, waits for live records, checks
 that the dial's bearing text is within 2 degrees of the truth, saves a screenshot, stops the
 server with SIGINT and checks that the page shows the disconnected state.
 
-    compass_page.py SOUNDCOMPASS SCREENSHOT.png [--azimuth DEG]
+With --alarm, serves real recordings instead (Tests/Browser/real_scene.py: a recorded alarm
+clock at +45° from 4 s on, beside a recorded talker at -40°) through
+`live --serve --classify --alert siren,alarm,horn`, and reads from the page what a person would:
+the alert banner (its class and its side), and the sources list (the alarm's label beside a
+bearing within 10° of the truth, the talker's label).
+
+    compass_page.py SOUNDCOMPASS SCREENSHOT.png [--azimuth DEG] [--alarm]
 
 Prints its figures; exits 0 when every check holds, 1 when one fails, 2 on a set-up problem.
 Run by Tests/SoundCompassCLITests/ServeBrowserTests.swift (CI installs chromium,
@@ -29,6 +35,7 @@ def main():
     parser.add_argument("screenshot")
     parser.add_argument("--azimuth", type=float, default=30.0)
     parser.add_argument("--seconds", type=int, default=14)
+    parser.add_argument("--alarm", action="store_true", help="real recordings: an alarm clock beside a talker")
     args = parser.parse_args()
     try:
         from selenium import webdriver
@@ -45,13 +52,20 @@ def main():
         return 2
 
     work = tempfile.mkdtemp(prefix="soundcompass-browser-")
-    take = os.path.join(work, "take.raw")
-    subprocess.run(
-        [args.binary, "synth", take, "--source", f"pink@{args.azimuth:g}", "--duration", str(args.seconds), "--snr", "20"],
-        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    server = subprocess.Popen(
-        [args.binary, "live", "--input", take, "--serve", "127.0.0.1:0", "--format", "jsonl"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if args.alarm:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import real_scene
+        take = os.path.join(work, "alarm-beside-talker.wav")
+        truth = real_scene.make(take)
+        command = [args.binary, "live", "--input", take, "--serve", "127.0.0.1:0", "--format", "jsonl",
+                   "--classify", "--alert", "siren,alarm,horn"]
+    else:
+        take = os.path.join(work, "take.raw")
+        subprocess.run(
+            [args.binary, "synth", take, "--source", f"pink@{args.azimuth:g}", "--duration", str(args.seconds), "--snr", "20"],
+            check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        command = [args.binary, "live", "--input", take, "--serve", "127.0.0.1:0", "--format", "jsonl"]
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     url = None
     deadline = time.time() + 20
     while url is None and time.time() < deadline:
@@ -87,6 +101,9 @@ def main():
             return None
 
         state = lambda: driver.find_element(By.ID, "state").get_attribute("data-state")
+        if args.alarm:
+            failures += check_alarm(driver, By, wait_for, truth, args.screenshot)
+            return finish(server, driver, work, failures, state, wait_for, By)
         if not wait_for(lambda: state() == "live" and driver.find_element(By.ID, "bearing").get_attribute("data-azimuth"), 15):
             failures.append(f"no live records within 15 s (state {state()!r})")
         time.sleep(2)  # a couple of seconds of records
@@ -112,21 +129,106 @@ def main():
             print(f"compass_page: {records} records in the browser; frame end to page p50 {p50} ms, p99 {p99} ms")
         print(f"compass_page: screenshot {args.screenshot}")
 
-        server.send_signal(signal.SIGINT)
-        server.wait(timeout=10)
-        if not wait_for(lambda: state() == "disconnected", 10):
-            failures.append(f"the page did not show the disconnected state after the server stopped (state {state()!r})")
-        else:
-            label = driver.find_element(By.ID, "state").text
-            print(f"compass_page: after the server stopped the page says {label!r}")
+        return finish(server, driver, work, failures, state, wait_for, By)
     finally:
         driver.quit()
         if server.poll() is None:
             server.kill()
         shutil.rmtree(work, ignore_errors=True)
+
+
+def finish(server, driver, work, failures, state, wait_for, By):
+    """Stops the server, checks the disconnected state, prints the failures; the exit status."""
+    server.send_signal(signal.SIGINT)
+    server.wait(timeout=10)
+    if not wait_for(lambda: state() == "disconnected", 10):
+        failures.append(f"the page did not show the disconnected state after the server stopped (state {state()!r})")
+    else:
+        label = driver.find_element(By.ID, "state").text
+        print(f"compass_page: after the server stopped the page says {label!r}")
     for failure in failures:
         print(f"compass_page: FAILED: {failure}", file=sys.stderr)
     return 1 if failures else 0
+
+
+SOURCE_ITEM = re.compile(r"^(\d+): (?:(.+) )?([+\u2212-]?)(\d+)° (.+)$")
+
+
+def parse_sources(texts):
+    """The page's source items, "2: Alarm clock +45° right", as (id, label or None, azimuth)."""
+    parsed = []
+    for text in texts:
+        match = SOURCE_ITEM.match(text.strip())
+        if match:
+            azimuth = float(match.group(4)) * (-1 if match.group(3) in ("-", "\u2212") else 1)
+            parsed.append((int(match.group(1)), match.group(2), azimuth))
+    return parsed
+
+
+def check_alarm(driver, By, wait_for, truth, screenshot):
+    """What a person reads on the page while the alarm rings: the banner and the labels."""
+    failures = []
+    banner = lambda: driver.find_element(By.ID, "alert")
+    # The alarm starts at truth["alarm_start"] s of stream time; the page has until it ends.
+    deadline = truth["alarm_end"] + 8
+    if not wait_for(lambda: not banner().get_attribute("hidden") and banner().text, deadline):
+        failures.append(f"no alert banner within {deadline:.0f} s")
+        return failures
+    text = banner().text
+    # The stream time of the first record that raised the banner, against the alarm's onset.
+    first = driver.execute_script("return window.scFirstAlertTime")
+    latency = first - truth["alarm_start"] if isinstance(first, (int, float)) else None
+    print(f"compass_page: alert banner {text!r}, first raised by the record at {first} s of stream time "
+          f"(alarm from {truth['alarm_start']:g} s: {latency:.2f} s after its onset)" if latency is not None
+          else f"compass_page: alert banner {text!r}")
+    if latency is None or not (0 <= latency <= 1.5):
+        failures.append(f"the alert came {latency} s after the alarm's onset (at most 1.5 s)")
+    if "alarm" not in text.lower():
+        failures.append(f"the alert banner {text!r} does not name an alarm")
+    side = "right" if truth["alarm_azimuth"] > 0 else "left"
+    if f"on your {side}" not in text:
+        failures.append(f"the alert banner {text!r} does not say 'on your {side}'")
+    # While it rings, sample the sources list a few times: the alarm labelled at its bearing,
+    # the talker labelled at its own.
+    alarm_labels, talker_labels, samples, shot = [], [], 0, False
+    end = time.time() + 5
+    while time.time() < end:
+        # The list is redrawn with each record: read it in one script, not element by element.
+        items = driver.execute_script(
+            "return Array.from(document.querySelectorAll('#sources li')).map((li) => li.textContent)") or []
+        samples += 1
+        both = [False, False]
+        for _, label, azimuth in parse_sources(items):
+            if abs(azimuth - truth["alarm_azimuth"]) <= 10:
+                alarm_labels.append(label)
+                both[0] = both[0] or bool(label)
+            if abs(azimuth - truth["talker_azimuth"]) <= 10:
+                talker_labels.append(label)
+                both[1] = both[1] or bool(label)
+        # The picture of Docs/Serve.md: the banner up and both sources named, when that happens.
+        if not shot and all(both) and not banner().get_attribute("hidden"):
+            driver.save_screenshot(screenshot)
+            shot = True
+        time.sleep(0.25)
+    record_label = driver.find_element(By.ID, "label").text
+    dial_names = driver.execute_script(
+        "return Array.from(document.querySelectorAll('#dial .src text.name')).map((t) => t.textContent)") or []
+    bands = driver.find_element(By.ID, "bands").text
+    if not shot:
+        driver.save_screenshot(screenshot)
+    print(f"compass_page: sources near the alarm ({truth['alarm_azimuth']:+g}°): {alarm_labels}; "
+          f"near the talker ({truth['talker_azimuth']:+g}°): {talker_labels}; over {samples} looks")
+    print(f"compass_page: record label {record_label!r}; names on the dial {dial_names}; bands {bands!r}")
+    print(f"compass_page: screenshot {screenshot}")
+    if not any(alarm_labels):
+        failures.append(f"no source within 10° of the alarm ({truth['alarm_azimuth']:+g}°) was labelled: {alarm_labels}")
+    if not any(label and ("speech" in label.lower() or "conversation" in label.lower() or "narration" in label.lower())
+               for label in talker_labels):
+        failures.append(f"no source within 10° of the talker ({truth['talker_azimuth']:+g}°) was labelled as speech: {talker_labels}")
+    for word in ("speech", "alert"):
+        if word in bands.lower():
+            failures.append(f"the bands line {bands!r} names a band '{word}', which reads as a label")
+    return failures
 
 
 if __name__ == "__main__":

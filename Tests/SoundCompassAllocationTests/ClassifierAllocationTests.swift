@@ -30,7 +30,7 @@ struct ClassifierAllocationTests {
         ).render()
         let configuration = AnalysisConfiguration(sampleRate: rate)
         let analyzer = try StreamingAnalyzer(configuration: configuration)
-        let classifier = try SoundClassifier(alerts: "siren,alarm", maximumBatch: configuration.maxSources)
+        let classifier = try SoundClassifier(alerts: "siren,alarm", maximumBatch: SourceLabeler.batchSize(for: configuration))
         let labeler = try SourceLabeler(classifier: classifier, configuration: configuration)
         let block = 1024
         var frames = 0, labelled = 0

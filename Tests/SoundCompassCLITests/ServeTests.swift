@@ -47,6 +47,41 @@ import Glibc
         }
     }
 
+    @Test(
+        "--classify --alert: served records carry stdout's labels and alerts, byte for byte but wall_time and frame",
+        .enabled(if: availableOrOnCI(classifierModelFetched), "the YAMNet model is not fetched (run scripts/fetch-model); runs on CI"))
+    func labelsServed() throws {
+        let directory = TemporaryDirectory()
+        let input = directory.path("mix.raw")
+        // Pink noise at −40° and a 3 kHz tone at +30° (ClassifyCLITests' scene): the tone reads
+        // as a sine wave, which alerts.
+        let made = try CLI.run(["synth", input, "--source", "pink@-40", "--source", "tone:3000@30", "--duration", "5", "-q"])
+        try #require(made.status == 0, "\(made.stderr)")
+        let live = try ServedLive(
+            ["live", "--input", input, "--serve", "0", "--format", "jsonl", "--classify", "--alert", "Sine wave,alarm"])
+        let response = try HTTPProbe.get(port: live.port, path: "/events", seconds: 12) { HTTPProbe.events($0).count >= 180 }
+        let result = live.finish()
+        #expect(result.status == 0, "\(result.stderr)")
+        let events = HTTPProbe.events(response.body)
+        try #require(events.count >= 150, "\(events.count) events")
+        let stdoutLines = result.stdout.split(separator: "\n").map(String.init)
+        var labelled = 0, alerting = 0
+        for event in events {
+            let data = try #require(event.data.data(using: .utf8))
+            let record = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            let wall = try #require(record["wall_time"] as? String)
+            let frame = try #require(event.id)
+            let stripped = event.data.replacingOccurrences(of: "\"wall_time\":\"\(wall)\",\"frame\":\(frame),", with: "")
+            #expect(stripped == stdoutLines[frame], "frame \(frame)")
+            #expect(record.keys.contains("label") && record.keys.contains("alert"), "frame \(frame): no label fields")
+            if record["label"] is String { labelled += 1 }
+            if record["alert"] is [String: Any] { alerting += 1 }
+        }
+        // From the second patch round (1.44 s) every record is labelled; the tone alerts in most.
+        #expect(labelled >= events.count - 80, "\(labelled) of \(events.count) served records labelled")
+        #expect(alerting > 0, "no served alert in \(events.count) records")
+    }
+
     @Test("SSE: Last-Event-ID replays the records after it; an unknown one starts at the newest")
     func lastEventIDResume() throws {
         let directory = TemporaryDirectory()

@@ -66,6 +66,14 @@ final class LiveServing {
         #endif
     }
 
+    /// Served records carry the sound classifier's fields (`label`…, `alert`), as stdout's do:
+    /// set once classification is attached to the session.
+    func servesLabels() {
+        #if SOUNDCOMPASS_SERVE
+        formatter.labels = true
+        #endif
+    }
+
     /// The records of the next period end at this monotonic time (ns).
     func periodStarted(_ monotonic: UInt64) {
         #if SOUNDCOMPASS_SERVE

@@ -167,6 +167,8 @@ extension SoundCompassCommand {
             let made = output.output != nil || !showCompass ? try output.makeWriter(for: session, input: input) : nil
             let writer = made?.writer
             try classifier.attach(to: session, writer: writer)
+            // What is served is what stdout prints, labels and alerts included.
+            if classifier.enabled { server?.servesLabels() }
             // Ctrl-C is live's normal end (the records are then complete); a failure keeps
             // what was written as partial.
             try finishingOutput(made?.staged, keepOnSignal: false) {

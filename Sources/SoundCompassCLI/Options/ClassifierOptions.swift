@@ -30,7 +30,7 @@ struct ClassifierOptions: ParsableArguments {
         do {
             let classifier = try SoundClassifier(
                 directory: modelDir ?? YAMNetWeights.defaultDirectory, labels: labels ?? "all", alerts: alert ?? "",
-                maximumBatch: max(1, session.configuration.maxSources))
+                maximumBatch: SourceLabeler.batchSize(for: session.configuration))
             session.labeler = try SourceLabeler(classifier: classifier, configuration: session.configuration)
             writer?.labels = true
         } catch {

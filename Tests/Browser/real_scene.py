@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Real recordings placed at known bearings on a 15 cm pair: the scene of the browser test.
+
+    real_scene.py OUTPUT.wav [--alarm-azimuth DEG] [--talker-azimuth DEG] [--seconds S]
+
+The sounds are recordings, not synthesis, from Debian packages that scripts/install-deps
+installs (nothing is committed): the talker is the voice of alsa-utils'
+/usr/share/sounds/alsa/*.wav (nine announcements, 48 kHz, GPL-2+), the alarm is
+sound-theme-freedesktop's alarm-clock-elapsed.oga (a recorded alarm clock, 48 kHz, CC-BY-SA-3.0,
+"Tim/corsica_s"). The talker speaks from 0 to 4 s and from 8 s on, the alarm rings from 5 s
+to about 11 s: it starts in the talker's pause, as an alarm clock goes off in a lull of a
+conversation, and rings on beside the talker once the talker speaks again. Both are placed in the free field by exact fractional delays (the same geometry
+as `soundcompass synth`: a spaced pair, a source on the right reaches the right microphone
+first), the alarm 6 dB above the talker (levels over the samples within 30 dB of each sound's
+peak), with seeded sensor noise 40 dB below the talker. Writes 48 kHz stereo float WAV, and
+prints the truth as one line of JSON on stdout.
+
+Reads the Ogg file through libsndfile (ctypes: the library SoundCompass itself links), so it
+needs numpy and nothing else beyond the Debian packages.
+"""
+import argparse
+import ctypes
+import glob
+import json
+import sys
+
+import numpy as np
+
+RATE = 48000
+SPACING = 0.15
+SPEED_OF_SOUND = 343.0
+ALARM = "/usr/share/sounds/freedesktop/stereo/alarm-clock-elapsed.oga"
+VOICES = "/usr/share/sounds/alsa/*.wav"
+
+
+class _Info(ctypes.Structure):
+    _fields_ = [("frames", ctypes.c_int64), ("samplerate", ctypes.c_int), ("channels", ctypes.c_int),
+                ("format", ctypes.c_int), ("sections", ctypes.c_int), ("seekable", ctypes.c_int)]
+
+
+def read_sound(path):
+    """A sound file's samples as float32 mono (channels averaged) and its rate, via libsndfile."""
+    library = ctypes.CDLL("libsndfile.so.1")
+    library.sf_open.restype = ctypes.c_void_p
+    library.sf_open.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(_Info)]
+    library.sf_readf_float.restype = ctypes.c_int64
+    library.sf_readf_float.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]
+    library.sf_close.argtypes = [ctypes.c_void_p]
+    info = _Info()
+    handle = library.sf_open(path.encode(), 0x10, ctypes.byref(info))  # SFM_READ
+    if not handle:
+        raise SystemExit(f"real_scene: {path}: cannot be read (is its package installed? scripts/install-deps)")
+    data = np.zeros(info.frames * info.channels, dtype=np.float32)
+    read = library.sf_readf_float(handle, data.ctypes.data, info.frames)
+    library.sf_close(handle)
+    data = data[: read * info.channels].reshape(-1, info.channels).mean(axis=1)
+    if info.samplerate != RATE:
+        raise SystemExit(f"real_scene: {path}: {info.samplerate} Hz, expected {RATE}")
+    return data
+
+
+def place(mono, azimuth, length, start):
+    """`mono` from `start` samples on, as heard by the pair from `azimuth` degrees: (left, right)."""
+    ux = np.sin(np.radians(azimuth))
+    delays = ((SPACING / 2) * ux / SPEED_OF_SOUND, -(SPACING / 2) * ux / SPEED_OF_SOUND)
+    padded = np.zeros(length)
+    n = min(len(mono), length - start)
+    padded[start:start + n] = mono[:n]
+    spectrum = np.fft.rfft(padded)
+    omega = 2 * np.pi * np.fft.rfftfreq(length, 1 / RATE)
+    return [np.fft.irfft(spectrum * np.exp(-1j * omega * d), length) for d in delays]
+
+
+def rms(x):
+    return float(np.sqrt(np.mean(np.square(x)))) if len(x) else 0.0
+
+
+def make(output, alarm_azimuth=45.0, talker_azimuth=-40.0, seconds=14.0):
+    length = int(seconds * RATE)
+    voices = [read_sound(p) for p in sorted(glob.glob(VOICES))]
+    if not voices:
+        raise SystemExit(f"real_scene: no voices at {VOICES} (alsa-utils; scripts/install-deps)")
+    gap = np.zeros(int(0.25 * RATE))
+    talk = np.concatenate([np.concatenate([v, gap]) for v in voices])
+    while len(talk) < length:
+        talk = np.concatenate([talk, talk])
+    talk = talk[:length]
+    # The talker pauses from 4 to 8 s (20 ms fades).
+    pause = np.ones(length)
+    fade = int(0.02 * RATE)
+    pause[int(4 * RATE):int(8 * RATE)] = 0
+    pause[int(4 * RATE) - fade:int(4 * RATE)] = np.linspace(1, 0, fade)
+    pause[int(8 * RATE):int(8 * RATE) + fade] = np.linspace(0, 1, fade)
+    talk *= pause
+    # The voices' level while speaking: RMS over the samples within 30 dB of the peak envelope.
+    talk *= 0.05 / rms(talk[np.abs(talk) > 0.03 * np.abs(talk).max()])
+    alarm = read_sound(ALARM)
+    alarm_start = 5.0
+    alarm *= 2 * 0.05 / rms(alarm[np.abs(alarm) > 0.03 * np.abs(alarm).max()])  # +6 dB
+    left_t, right_t = place(talk, talker_azimuth, length, 0)
+    left_a, right_a = place(alarm, alarm_azimuth, length, int(alarm_start * RATE))
+    noise = np.random.default_rng(44).standard_normal((2, length)) * 0.0005
+    stereo = np.stack([left_t + left_a + noise[0], right_t + right_a + noise[1]], axis=1).astype(np.float32)
+    write_float_wav(output, stereo)
+    truth = {"talker_azimuth": talker_azimuth, "alarm_azimuth": alarm_azimuth, "alarm_start": alarm_start,
+             "alarm_end": alarm_start + len(alarm) / RATE, "talker_pause": [4.0, 8.0], "seconds": seconds}
+    return truth
+
+
+def write_float_wav(path, stereo):
+    """A 32-bit float, 2-channel, 48 kHz WAV (WAVE_FORMAT_IEEE_FLOAT with a fact chunk)."""
+    data = stereo.astype("<f4").tobytes()
+    frames = stereo.shape[0]
+    fmt = (3).to_bytes(2, "little") + (2).to_bytes(2, "little") + RATE.to_bytes(4, "little") \
+        + (RATE * 8).to_bytes(4, "little") + (8).to_bytes(2, "little") + (32).to_bytes(2, "little") \
+        + (0).to_bytes(2, "little")
+    body = b"WAVE" + b"fmt " + len(fmt).to_bytes(4, "little") + fmt \
+        + b"fact" + (4).to_bytes(4, "little") + frames.to_bytes(4, "little") \
+        + b"data" + len(data).to_bytes(4, "little") + data
+    with open(path, "wb") as f:
+        f.write(b"RIFF" + len(body).to_bytes(4, "little") + body)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("output")
+    parser.add_argument("--alarm-azimuth", type=float, default=45.0)
+    parser.add_argument("--talker-azimuth", type=float, default=-40.0)
+    parser.add_argument("--seconds", type=float, default=14.0)
+    args = parser.parse_args()
+    truth = make(args.output, args.alarm_azimuth, args.talker_azimuth, args.seconds)
+    print(json.dumps(truth))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
