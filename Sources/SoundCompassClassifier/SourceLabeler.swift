@@ -70,6 +70,12 @@ public final class SourceLabeler: RecordLabeler {
     /// Patches of a lone heard source classified on the unmasked mixture (see
     /// ``maximumForeignShare``), so far.
     public private(set) var unmaskedLonePatches = 0
+    /// Patch rounds skipped because the worker was still classifying the one before (with
+    /// `asynchronous` only), so far.
+    public private(set) var roundsSkipped = 0
+    /// Patch rounds at which nothing was classified because every heard track was steady and
+    /// classified at the round before (``isDue(id:)``), so far.
+    public private(set) var roundsRested = 0
 
     private static let bins = LogMelFrontEnd.binCount
     /// Bins rounded up to whole SIMD vectors of 8: the per-bin arrays' stride (the bins past
@@ -142,6 +148,11 @@ public final class SourceLabeler: RecordLabeler {
     /// The name a source reports keeps its place until another name's pooled score is this many
     /// times its own (hysteresis: two classes scoring alike do not trade places every patch).
     static let switchMargin: Float = 1.25
+    /// A track whose best name has held for this many rounds in a row is classified every other
+    /// round (see ``isDue(id:)``).
+    static let steadyRounds = 3
+    /// ... and whose best name's pooled score is at least this.
+    static let steadyScore = 0.5
     /// A new source within this many degrees of a labelled source no longer listed takes its
     /// label and scores.
     public static let inheritDegrees = 20.0
@@ -214,6 +225,9 @@ public final class SourceLabeler: RecordLabeler {
     /// bearing it was last heard.
     private var slotIDs: [Int], slotLabels: [SoundLabel?], slotPatch: [Int], slotAzimuth: [Double]
     private var slotRounds: [Int], slotFavoured: [Int]
+    /// Per slot, the rounds in a row its best name has not changed: a track steady for
+    /// ``steadyRounds`` is classified every other round (``isDue(_:)``).
+    private var slotSteady: [Int]
     private let slotScores: UnsafeMutablePointer<Float>
     private let currentScores: UnsafeMutablePointer<Float>
     private var patchNumber = 0
@@ -224,19 +238,35 @@ public final class SourceLabeler: RecordLabeler {
     /// (the record's label then); its rounds, favoured name and last round.
     private let broadbandScores: UnsafeMutablePointer<Float>
     private var broadbandLabel: SoundLabel?
-    private var broadbandRounds = 0, broadbandFavoured = -1, broadbandPatch = Int.min / 2
+    private var broadbandRounds = 0, broadbandFavoured = -1, broadbandPatch = Int.min / 2, broadbandSteady = 0
     /// The number of sources heard at the latest patch round.
     private var heardAtLastRound = 0
+    /// The round being classified (or last classified): its kind, patch number, and heard
+    /// sources' ids and bearings.
+    private var roundKind = RoundKind.silence
+    private var roundPatch = 0, roundCount = 0, roundMixture = false
+    private var roundIDs: [Int], roundAzimuths: [Double]
+    /// Per heard source of the round, the position of its patch in ``patches`` (−1: not
+    /// classified this round).
+    private var patchPosition: [Int]
+    /// With `asynchronous`, the thread that runs the forward passes.
+    private let worker: ClassificationWorker?
     /// The sources array of the records handed on (swapped in and out so that it is never shared).
     private var sourcesBuffer: [SourceRecord]
 
     /// - Parameters:
-    ///   - classifier: the model and the names to report.
+    ///   - classifier: the model and the names to report. With `asynchronous`, its network
+    ///     belongs to the labeler's thread: use it for nothing else.
     ///   - configuration: the analysis's settings (its sample rate, array and ``AnalysisConfiguration/maxSources``).
+    ///   - asynchronous: run the forward passes on a thread of the labeler's own, so that
+    ///     ``append(left:right:)`` and ``label(_:emit:)`` never wait for them (live capture): a
+    ///     round's labels then reach the records a few milliseconds later, and a round that comes
+    ///     while the one before is still classified is skipped (``roundsSkipped``). Without it
+    ///     (the default) the passes run inline, and the same input gives the same records.
     /// - Throws: ``ClassifierError/resampler(_:)``.
     /// - Precondition: the classifier takes batches of ``batchSize(for:)`` patches
     ///   (``SoundClassifier/init(directory:labels:alerts:maximumBatch:)``).
-    public init(classifier: SoundClassifier, configuration: AnalysisConfiguration) throws(ClassifierError) {
+    public init(classifier: SoundClassifier, configuration: AnalysisConfiguration, asynchronous: Bool = false) throws(ClassifierError) {
         precondition(
             classifier.network.maximumBatch >= Self.batchSize(for: configuration),
             "the classifier must take a batch of every source's patch and the mixture's")
@@ -314,11 +344,16 @@ public final class SourceLabeler: RecordLabeler {
         slotAzimuth = [Double](repeating: 0, count: slots)
         slotRounds = [Int](repeating: 0, count: slots)
         slotFavoured = [Int](repeating: -1, count: slots)
+        slotSteady = [Int](repeating: 0, count: slots)
         slotScores = zeros(slots * YAMNet.classCount)
         currentScores = zeros(YAMNet.classCount)
         broadbandScores = zeros(YAMNet.classCount)
         sourcesBuffer = []
         sourcesBuffer.reserveCapacity(capacity)
+        roundIDs = [Int](repeating: 0, count: capacity)
+        roundAzimuths = [Double](repeating: 0, count: capacity)
+        patchPosition = [Int](repeating: -1, count: capacity)
+        worker = asynchronous ? ClassificationWorker(classifier: classifier) : nil
     }
 
     /// The largest batch the labeler classifies at once: a patch for each source the analysis
@@ -329,6 +364,7 @@ public final class SourceLabeler: RecordLabeler {
     }
 
     deinit {
+        worker?.stop()
         for p in [
             clean.left, clean.right, pending.left, pending.right, spectrumLeft, spectrumRight, magnitudes, directionRe,
             directionIm, heldDelays, envelope, phaseRe, phaseIm, phaseWeight, delayHeld, delayWeight, heldPeak, framePowerScratch,
@@ -349,6 +385,7 @@ public final class SourceLabeler: RecordLabeler {
 
     public func append(left: UnsafeBufferPointer<Float>, right: UnsafeBufferPointer<Float>) {
         precondition(left.count == right.count, "channel blocks differ in length")
+        collectRound()
         var index = 0
         while index < left.count {
             let take = min(Resampler.chunk, left.count - index)
@@ -539,31 +576,144 @@ public final class SourceLabeler: RecordLabeler {
 
     // MARK: - Patches
 
+    /// What a patch round classifies: the mixture unscaled (none heard), the scaled mixture for
+    /// every heard source (a coincident pair), one heard source (unmasked or masked), or two or
+    /// more heard sources' masked patches and the scaled mixture.
+    private enum RoundKind { case silence, coincident, lone, several }
+
+    /// A patch round: its patches are built in ``patches`` and classified, inline or on the
+    /// ``worker``; ``finishRound()`` then reads the scores.
     private func classifyPatches() {
         patchNumber += 1
+        if let worker, !worker.isIdle {
+            // The previous round's forward passes are still running: this round is skipped
+            // (labels then refresh 0.96 s apart instead of 0.48 s), never waited for.
+            roundsSkipped += 1
+            return
+        }
         heard.removeAll(keepingCapacity: true)
         for i in 0..<sourceCount where sourceActive[i] { heard.append(i) }
         let count = heard.count
         heardAtLastRound = count
+        // The heard sources due at this round (a steady track every other round), in order.
+        roundPatch = patchNumber
+        roundCount = 0
+        for (j, i) in heard.enumerated() {
+            patchPosition[j] = -1
+            guard isDue(id: sourceIDs[i]) else { continue }
+            patchPosition[j] = roundCount
+            roundIDs[roundCount] = sourceIDs[i]
+            roundAzimuths[roundCount] = sourceAzimuth[i]
+            roundCount += 1
+        }
+        let batch: Int
         if count == 0 {
-            buildPatches(sources: 0, normalised: false)
-            mixtureLabel = Self.reported(classifier.label(patch: patches))
-            patchesClassified += 1
+            roundKind = .silence
+            buildPatches(sources: 0, normalised: false, mixtureAt: 0)
+            batch = 1
+        } else if roundCount == 0 && (count == 1 || !isBroadbandDue) {
+            // Every heard source is steady and was classified at the round before.
+            roundsRested += 1
             return
+        } else if configuration.array.kind == .coincident {
+            // A coincident pair has no delay to go by: the scaled mixture names every heard source.
+            roundKind = .coincident
+            buildPatches(sources: 0, normalised: true, mixtureAt: 0)
+            batch = 1
+        } else {
+            computeSourceDelays()
+            if count == 1 {
+                // One heard source: the scaled mixture, unmasked, unless most of the patch's
+                // energy is in bins holding the onsets of a sound far from it (a louder sound the
+                // tracker does not list), which its one-source mask then leaves out.
+                roundKind = .lone
+                let unmasked = foreignShare() <= Self.maximumForeignShare
+                if unmasked {
+                    buildPatches(sources: 0, normalised: true, mixtureAt: 0)
+                    unmaskedLonePatches += 1
+                } else {
+                    buildPatches(sources: 1, normalised: true, mixtureAt: -1)
+                }
+                batch = 1
+            } else {
+                // The due sources' masked patches, and the scaled mixture's after them when it is
+                // due: one batch.
+                roundKind = .several
+                roundMixture = isBroadbandDue
+                buildPatches(sources: count, normalised: true, mixtureAt: roundMixture ? roundCount : -1)
+                batch = roundCount + (roundMixture ? 1 : 0)
+            }
         }
-        // A sound is heard: the silent mixture's label no longer stands for the record.
-        mixtureLabel = nil
-        // A coincident pair has no delay to go by: the scaled mixture names every heard source.
-        if configuration.array.kind == .coincident {
-            buildPatches(sources: 0, normalised: true)
-            classifier.classify(patches: patches, count: 1)
-            patchesClassified += 1
+        patchesClassified += batch
+        if let worker {
+            worker.submit(patches: patches, count: batch)
+        } else {
+            classifier.classify(patches: patches, count: batch)
+            finishRound()
+        }
+    }
+
+    /// The results of a round that the worker has finished, if any, taken in.
+    private func collectRound() {
+        guard let worker, worker.isDone else { return }
+        finishRound()
+        worker.collect()
+    }
+
+    /// Reads the classified round's scores into the labels of its sources and of the record.
+    private func finishRound() {
+        switch roundKind {
+        case .silence:
+            mixtureLabel = Self.reported(classifier.label(ofPatch: 0))
+        case .coincident, .lone:
+            // A sound is heard: the silent mixture's label no longer stands for the record.
+            mixtureLabel = nil
             classifier.scores(ofPatch: 0, into: currentScores)
-            for i in heard { store(id: sourceIDs[i], azimuth: sourceAzimuth[i]) }
-            return
+            for j in 0..<roundCount { store(id: roundIDs[j], azimuth: roundAzimuths[j], patch: roundPatch) }
+        case .several:
+            mixtureLabel = nil
+            for j in 0..<roundCount {
+                classifier.scores(ofPatch: j, into: currentScores)
+                store(id: roundIDs[j], azimuth: roundAzimuths[j], patch: roundPatch)
+            }
+            guard roundMixture else { return }
+            classifier.scores(ofPatch: roundCount, into: currentScores)
+            let recent = roundPatch - broadbandPatch <= Self.inheritPatches
+            broadbandRounds = recent ? broadbandRounds + 1 : 1
+            Self.pool(currentScores, into: broadbandScores, rounds: broadbandRounds)
+            broadbandPatch = roundPatch
+            var favoured = recent ? broadbandFavoured : -1
+            broadbandLabel = Self.reported(
+                classifier.label(scores: broadbandScores, favouring: favoured, by: Self.switchMargin, best: &favoured))
+            broadbandSteady = recent && favoured == broadbandFavoured ? broadbandSteady + 1 : 0
+            broadbandFavoured = favoured
         }
-        // Each heard source's delay and expected rotation e^{iωτ} per bin.
+    }
+
+    /// Whether the track of source `id` is classified at this round: always, unless its best
+    /// name has held for ``steadyRounds`` rounds with a pooled score of at least
+    /// ``steadyScore``, it raises no alert and it was classified at the round before (a
+    /// steady track is classified every other round, on patches that then do not overlap: its
+    /// label refreshes every 0.96 s instead of 0.48 s).
+    private func isDue(id: Int) -> Bool {
+        guard let s = slotIDs.firstIndex(of: id) else { return true }
+        // An alerting track is followed at every round: its alert must end as soon as its sound;
+        // so is a track whose name is not clearly there (it may be on its way to another).
+        guard let label = slotLabels[s], !label.alert, label.score >= Self.steadyScore else { return true }
+        return !(slotSteady[s] >= Self.steadyRounds && patchNumber - slotPatch[s] == 1)
+    }
+
+    /// Whether the unmasked mixture is classified at this round (two or more heard), by the
+    /// same rule as a track's.
+    private var isBroadbandDue: Bool {
+        !(broadbandSteady >= Self.steadyRounds && patchNumber - broadbandPatch == 1)
+    }
+
+    /// Each heard source's delay and expected rotation e^{iωτ} per bin, and the bins where two
+    /// heard sources' phases cannot be told apart (above their first parting).
+    private func computeSourceDelays() {
         let model = configuration.array, bins = Self.bins, stride = Self.stride
+        let count = heard.count
         for (j, i) in heard.enumerated() {
             let tau = model.delay(lateral: sourceLateral[i]) + model.delayOffsetSeconds
             sourceDelays[j] = Float(tau)
@@ -572,7 +722,6 @@ public final class SourceLabeler: RecordLabeler {
                 rotationIm[j * stride + k] = Float(sin(Self.omega(k) * tau))
             }
         }
-        // The bins where two heard sources' phases cannot be told apart (above their first parting).
         for j in 0..<count {
             let amb = ambiguous + j * stride
             for k in 0..<stride { amb[k] = 0 }
@@ -584,35 +733,13 @@ public final class SourceLabeler: RecordLabeler {
                 }
             }
         }
-        // One heard source: the scaled mixture, unmasked, unless most of the patch's energy is in
-        // bins holding the onsets of a sound far from it (a louder sound the tracker does not
-        // list), which its one-source mask then leaves out.
-        if count == 1 {
-            let foreign = foreignShare()
-            let unmasked = foreign <= Self.maximumForeignShare
-            buildPatches(sources: unmasked ? 0 : 1, normalised: true)
-            classifier.classify(patches: patches, count: 1)
-            patchesClassified += 1
-            if unmasked { unmaskedLonePatches += 1 }
-            classifier.scores(ofPatch: 0, into: currentScores)
-            store(id: sourceIDs[heard[0]], azimuth: sourceAzimuth[heard[0]])
-            return
-        }
-        // Each heard source's masked patch, and the scaled mixture's after them: one batch.
-        buildPatches(sources: count, normalised: true)
-        classifier.classify(patches: patches, count: count + 1)
-        patchesClassified += count + 1
-        for (j, i) in heard.enumerated() {
-            classifier.scores(ofPatch: j, into: currentScores)
-            store(id: sourceIDs[i], azimuth: sourceAzimuth[i])
-        }
-        classifier.scores(ofPatch: count, into: currentScores)
-        let recent = patchNumber - broadbandPatch <= Self.inheritPatches
-        broadbandRounds = recent ? broadbandRounds + 1 : 1
-        Self.pool(currentScores, into: broadbandScores, rounds: broadbandRounds)
-        broadbandPatch = patchNumber
-        broadbandLabel = Self.reported(
-            classifier.label(scores: broadbandScores, favouring: broadbandFavoured, by: Self.switchMargin, best: &broadbandFavoured))
+    }
+
+    /// Pools a patch's scores into a track's: the first patch as it is, the second averaged
+    /// with it, then an exponential average in which the new patch weighs 1/``poolPatches``.
+    private static func pool(_ current: UnsafePointer<Float>, into pooled: UnsafeMutablePointer<Float>, rounds: Int) {
+        let weight = 1 / min(Float(rounds), poolPatches)
+        for c in 0..<YAMNet.classCount { pooled[c] += weight * (current[c] - pooled[c]) }
     }
 
     /// The share of the last 96 frames' energy in bins that hold an onset delay far from the one
@@ -639,18 +766,14 @@ public final class SourceLabeler: RecordLabeler {
         return sum > 0 ? foreign.sum() / sum : 0
     }
 
-    /// Pools a patch's scores into a track's: the first patch as it is, the second averaged
-    /// with it, then an exponential average in which the new patch weighs 1/``poolPatches``.
-    private static func pool(_ current: UnsafePointer<Float>, into pooled: UnsafeMutablePointer<Float>, rounds: Int) {
-        let weight = 1 / min(Float(rounds), poolPatches)
-        for c in 0..<YAMNet.classCount { pooled[c] += weight * (current[c] - pooled[c]) }
-    }
 
     /// The patches of the last 96 frames: one per heard source from the mask (see the type's
-    /// documentation; `sources` of them, none when 0), then the unmasked mixture's (patch
-    /// `sources`). With `normalised`, each patch's magnitudes are scaled so that its loud frames
-    /// sit at ``patchLevel`` (see there).
-    private func buildPatches(sources: Int, normalised: Bool) {
+    /// documentation; `sources` of them, none when 0), then the unmasked mixture's. Source j's
+    /// patch goes to position ``patchPosition``[j] of ``patches`` (−1: not built, though its
+    /// mask is still made, as every heard source's is needed for the others'), the mixture's to
+    /// `mixtureAt` (−1: not built). With `normalised`, each patch's magnitudes are scaled so that
+    /// its loud frames sit at ``patchLevel`` (see there).
+    private func buildPatches(sources: Int, normalised: Bool, mixtureAt: Int) {
         let melBands = YAMNet.melBands, stride = Self.stride, frames = Self.frames
         let patchCount = sources + 1
         let mixturePower = framePower + sources * frames
@@ -697,13 +820,15 @@ public final class SourceLabeler: RecordLabeler {
         for f in 0..<frames {
             let slot = (ringHead + f) % frames
             let mag = magnitudes + slot * stride
-            let g = V(repeating: gains[sources])
-            var k = 0
-            while k < stride { Self.store(g * Self.load(mag + k), masked + k); k += 8 }
-            frontEnd.logMel(magnitudes: masked, into: patches + sources * frames * melBands + f * melBands)
+            if mixtureAt >= 0 {
+                let g = V(repeating: gains[sources])
+                var k = 0
+                while k < stride { Self.store(g * Self.load(mag + k), masked + k); k += 8 }
+                frontEnd.logMel(magnitudes: masked, into: patches + mixtureAt * frames * melBands + f * melBands)
+            }
             if sources == 0 { continue }
             let win = winners + f * stride
-            for j in 0..<sources {
+            for j in 0..<sources where patchPosition[j] >= 0 {
                 let g = V(repeating: gains[j]), floor = V(repeating: floors[j * frames + f])
                 let own = V(repeating: Float(j))
                 var k = 0
@@ -713,7 +838,7 @@ public final class SourceLabeler: RecordLabeler {
                     Self.store(g * Self.vmin(m, floor).replacing(with: m, where: mine), masked + k)
                     k += 8
                 }
-                frontEnd.logMel(magnitudes: masked, into: patches + j * frames * melBands + f * melBands)
+                frontEnd.logMel(magnitudes: masked, into: patches + patchPosition[j] * frames * melBands + f * melBands)
             }
         }
     }
@@ -792,10 +917,10 @@ public final class SourceLabeler: RecordLabeler {
     /// Pools the scores in ``currentScores`` into source `id`'s track (heard at `azimuth`) and
     /// labels it from its pooled scores, once it is established (``establishedPatches``). A track
     /// last heard more than ``inheritSeconds`` ago starts again.
-    private func store(id: Int, azimuth: Double) {
+    private func store(id: Int, azimuth: Double, patch: Int) {
         let s = slot(for: id, azimuth: azimuth)
         let pooled = slotScores + s * YAMNet.classCount
-        if patchNumber - slotPatch[s] <= Self.inheritPatches {
+        if patch - slotPatch[s] <= Self.inheritPatches {
             slotRounds[s] += 1
         } else {
             slotRounds[s] = 1
@@ -804,9 +929,10 @@ public final class SourceLabeler: RecordLabeler {
         Self.pool(currentScores, into: pooled, rounds: slotRounds[s])
         var favoured = slotFavoured[s]
         let label = classifier.label(scores: pooled, favouring: favoured, by: Self.switchMargin, best: &favoured)
+        slotSteady[s] = favoured == slotFavoured[s] ? slotSteady[s] + 1 : 0
         slotFavoured[s] = favoured
         slotLabels[s] = slotRounds[s] >= Self.establishedPatches ? Self.reported(label) : nil
-        slotPatch[s] = patchNumber
+        slotPatch[s] = patch
         slotAzimuth[s] = azimuth
     }
 
@@ -828,6 +954,7 @@ public final class SourceLabeler: RecordLabeler {
         slotPatch[fresh] = Int.min / 2
         slotRounds[fresh] = 0
         slotFavoured[fresh] = -1
+        slotSteady[fresh] = 0
         return fresh
     }
 
@@ -858,6 +985,7 @@ public final class SourceLabeler: RecordLabeler {
     // MARK: - Records out
 
     public func label(_ record: AnalysisRecord, emit: (AnalysisRecord) throws -> Void) rethrows {
+        collectRound()
         // The sources the next patches are cut for.
         sourceCount = min(record.sources.count, capacity)
         for i in 0..<sourceCount {

@@ -118,12 +118,13 @@ struct SourceLabelTests {
     /// A labeler alone over `signal`, told the sources of `sources(time)` in a record every 1024
     /// samples (no tracker): every source of every record, with its id.
     static func runListed(
-        _ signal: StereoSignal, unmaskedLonePatches: UnsafeMutablePointer<Int>? = nil, sources: (Double) -> [SourceRecord]
+        _ signal: StereoSignal, counts: UnsafeMutablePointer<(unmasked: Int, classified: Int)>? = nil,
+        sources: (Double) -> [SourceRecord]
     ) throws -> [(time: Double, id: Int, label: SoundLabel?)] {
         let configuration = AnalysisConfiguration(sampleRate: signal.sampleRate)
         let classifier = try SoundClassifier(maximumBatch: SourceLabeler.batchSize(for: configuration))
         let labeler = try SourceLabeler(classifier: classifier, configuration: configuration)
-        defer { unmaskedLonePatches?.pointee = labeler.unmaskedLonePatches }
+        defer { counts?.pointee = (labeler.unmaskedLonePatches, labeler.patchesClassified) }
         var out: [(time: Double, id: Int, label: SoundLabel?)] = []
         let block = 1024
         signal.left.withUnsafeBufferPointer { l in
@@ -213,13 +214,13 @@ struct SourceLabelTests {
         _ = try requireClassifier()
         let (talker, siren) = try Self.talkerAndSiren(seconds: 8.0)
         let scene = Self.scene([(talker, -40), (siren, 30)])
-        var unmasked = 0
-        let records = try Self.runListed(scene, unmaskedLonePatches: &unmasked) { _ in
+        var counts = (unmasked: 0, classified: 0)
+        let records = try Self.runListed(scene, counts: &counts) { _ in
             [SourceRecord(id: 1, azimuth: -40, confidence: 0.5, levelDBFS: -30, active: true)]
         }
         // Most of the energy holds the siren's onsets, far from the talker: the lone listed
         // source is classified on its one-source mask, not on the mixture.
-        #expect(unmasked <= 2, "\(unmasked) of the talker's patches unmasked")
+        #expect(counts.classified >= 8 && counts.unmasked <= 2, "\(counts.unmasked) of \(counts.classified) patches unmasked")
         let labelled = records.filter { $0.time >= 1.5 }.compactMap(\.label)
         let speech = labelled.filter { $0.names.contains("Speech") }.count
         let sirenNamed = labelled.filter { $0.names.contains { Self.sirens.contains($0) } }.count
@@ -237,12 +238,13 @@ struct SourceLabelTests {
     func loneSourceUnmasked() throws {
         _ = try requireClassifier()
         let talker = try Self.speech(rms: 0.05, seconds: 8.0)
-        var unmasked = 0
-        let records = try Self.runListed(Self.scene([(talker, -40)]), unmaskedLonePatches: &unmasked) { _ in
+        var counts = (unmasked: 0, classified: 0)
+        let records = try Self.runListed(Self.scene([(talker, -40)]), counts: &counts) { _ in
             [SourceRecord(id: 1, azimuth: -40, confidence: 0.5, levelDBFS: -30, active: true)]
         }
-        // 8 s of records: patch rounds from 0.96 s every 0.48 s, 14 or 15 of them.
-        #expect(unmasked >= 14, "\(unmasked) patches unmasked")
+        // 8 s of records: patch rounds from 0.96 s every 0.48 s, 14 or 15 of them, a steady
+        // track's every other one classified: every one of them on the unmasked mixture.
+        #expect(counts.classified >= 8 && counts.unmasked == counts.classified, "\(counts.unmasked) of \(counts.classified) patches unmasked")
         let labelled = records.filter { $0.time >= 2 }.compactMap(\.label)
         #expect(labelled.count >= 100)
         #expect(labelled.allSatisfy { $0.names.contains("Speech") }, "\(Set(labelled.map(\.name)))")

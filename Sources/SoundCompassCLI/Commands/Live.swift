@@ -166,7 +166,7 @@ extension SoundCompassCommand {
             let showCompass = stdout.isTerminal && (output.format == nil || output.output != nil)
             let made = output.output != nil || !showCompass ? try output.makeWriter(for: session, input: input) : nil
             let writer = made?.writer
-            try classifier.attach(to: session, writer: writer)
+            try classifier.attach(to: session, writer: writer, asynchronous: true)
             // What is served is what stdout prints, labels and alerts included.
             if classifier.enabled { server?.servesLabels() }
             // Ctrl-C is live's normal end (the records are then complete); a failure keeps

@@ -24,14 +24,18 @@ struct ClassifierOptions: ParsableArguments {
     var enabled: Bool { classify || alert != nil || labels != nil }
 
     /// Gives `session` a sound classifier when asked for, and tells `writer` to write labels.
+    /// - Parameters:
+    ///   - asynchronous: run the forward passes off the analysis thread (`live`: the bearing
+    ///     never waits for the classifier); offline, inline (the same file gives the same records).
     /// - Throws: a ``CLIFailure``: the model missing (66), damaged (65), an unknown name (64).
-    func attach(to session: AnalysisSession, writer: RecordWriter?) throws(CLIFailure) {
+    func attach(to session: AnalysisSession, writer: RecordWriter?, asynchronous: Bool = false) throws(CLIFailure) {
         guard enabled else { return }
         do {
             let classifier = try SoundClassifier(
                 directory: modelDir ?? YAMNetWeights.defaultDirectory, labels: labels ?? "all", alerts: alert ?? "",
                 maximumBatch: SourceLabeler.batchSize(for: session.configuration))
-            session.labeler = try SourceLabeler(classifier: classifier, configuration: session.configuration)
+            session.labeler = try SourceLabeler(
+                classifier: classifier, configuration: session.configuration, asynchronous: asynchronous)
             writer?.labels = true
         } catch {
             let status: ExitStatus = switch error {
