@@ -52,6 +52,42 @@ struct SourceViewsTests {
         #expect(plain == start + "\n")
     }
 
+    @Test("with labels: the text view names each heard source in its slot, the compass names them beside their bearings")
+    func labelledSources() throws {
+        var record = Self.withSources
+        record.sources[0].label = SoundLabel(name: "Speech", score: 0.9)
+        record.sources[1].label = SoundLabel(name: "Vehicle horn, car horn, honking", score: 0.4)
+        record.label = SoundLabel(name: "Speech", score: 0.8)
+        // The text view (labels on, as --classify sets them), wide enough for two slots.
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("labels-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let writer = RecordWriter(format: .text, sink: try LineSink(path: path), sources: true, columns: 200)
+        writer.labels = true
+        try writer.write(record)
+        try writer.finish()
+        let line = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(line.contains("src 1:-46  Speech ") && line.hasSuffix(" 2:+30  Vehicle horn\n"), "\(line)")
+        #expect(TextViewTests.columns(line.dropLast()) <= 200)
+        // The live compass's status line.
+        let compassPath = FileManager.default.temporaryDirectory.appendingPathComponent("compass-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: compassPath) }
+        let compass = TerminalCompass(sink: try LineSink(path: compassPath), columns: 100, bandNames: [])
+        compass.update(record)
+        try compass.draw(status: .init(streamSeconds: 1, frames: 47, overruns: 0))
+        compass.finish()
+        let drawing = try String(contentsOfFile: compassPath, encoding: .utf8)
+        #expect(drawing.contains("sound: 1 Speech -46°  2 Vehicle horn +30°"), "\(drawing)")
+        // On 80 columns the names that do not fit are left out, never cut mid-way.
+        let narrowPath = compassPath + "-80"
+        defer { try? FileManager.default.removeItem(atPath: narrowPath) }
+        let narrow = TerminalCompass(sink: try LineSink(path: narrowPath), columns: 60, bandNames: [])
+        narrow.update(record)
+        try narrow.draw(status: .init(streamSeconds: 1, frames: 47, overruns: 0))
+        narrow.finish()
+        let small = try String(contentsOfFile: narrowPath, encoding: .utf8)
+        #expect(small.contains("sound: 1 Speech -46°") && !small.contains("Vehicle"), "\(small)")
+    }
+
     @Test("compass: each heard source's id digit at its bearing on the dial, the main marker kept")
     func compassDigits() throws {
         let directory = TemporaryDirectory()

@@ -202,26 +202,41 @@ extension RecordWriter {
     /// 8-column slot so the columns after it stay put; as many slots as fit, none when not even
     /// one does. A frame with no heard source shows "-".
     private func appendSources(_ r: AnalysisRecord) {
-        let slots = min(Self.sourceSlots, (columns - lineColumns - 6 + 1) / 8)
+        // With labels, each source's slot also names it: " 2:+45 Beep      ".
+        let slotWidth = labels ? 8 + Self.sourceLabelColumns : 8
+        let slots = min(Self.sourceSlots, (columns - lineColumns - 6 + 1) / slotWidth)
         guard slots > 0 else { return }
         let start = lineColumns
         appendStatic("  src")
         var shown = 0
         for source in r.sources where source.active && source.azimuth.isFinite {
             guard shown < slots else { break }
-            let slotStart = start + 5 + shown * 8
+            let slotStart = start + 5 + shown * slotWidth
             while lineColumns < slotStart { appendStatic(" ") }
             appendStatic(" ")
             NumberFormatting.appendInteger(UInt64(max(0, min(99, source.id))), to: &line)
             appendStatic(":")
             formatted(source.azimuth, 0, sign: true)
             line.append(contentsOf: digits)
+            if labels, let label = source.label {
+                while lineColumns < slotStart + 8 { appendStatic(" ") }
+                // The name up to its first comma, in the slot's columns.
+                var taken = 0
+                for scalar in label.name.unicodeScalars {
+                    if scalar == "," || taken == Self.sourceLabelColumns - 1 { break }
+                    line.append(scalar.value < 128 ? UInt8(scalar.value) : UInt8(ascii: "?"))
+                    taken += 1
+                }
+            }
             shown += 1
         }
         if shown == 0 { appendStatic(" -") }
-        let end = start + 5 + slots * 8
+        let end = start + 5 + slots * slotWidth
         while lineColumns < end { appendStatic(" ") }
     }
+
+    /// Columns of a source's name in its slot of a text line with labels.
+    static let sourceLabelColumns = 14
 
     /// A signed number of degrees, right-aligned in `width` columns, and "°".
     private func appendDegrees(_ value: Double, decimals: Int, width: Int) {

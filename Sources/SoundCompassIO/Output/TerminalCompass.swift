@@ -15,6 +15,10 @@ import Musl
 ///   bands: l low  s speech  a alert  h high     12.3 s  578 frames  0 overruns
 /// ```
 ///
+/// With `--classify` the status line names what each heard source is beside its bearing
+/// (`sound: 1 Speech -40°  2 Beep +45°`), or the record's label when no source has one, and an
+/// alert takes the line in reverse video (`!! ALARM at +45.0° !!`).
+///
 /// The dial runs from 90° left to 90° right with a marker at the tracked azimuth (● while the
 /// sound is active, ○ at the last bearing while it is quiet) and, when the analysis tracks
 /// several sources, each source heard in the frame as its id's last digit at its own bearing
@@ -65,6 +69,9 @@ package final class TerminalCompass {
     private var sourceCells: [Int]
     private var sourceDigits: [UInt8]
     private var sourceCount = 0
+    /// The labels (first part of the name; "" for none) and bearings of the sources heard.
+    private var sourceNames: [String]
+    private var sourceAzimuths: [Double]
     /// Sources drawn at most (the tracker's largest `--max-sources`).
     package static let maximumSources = AnalysisConfiguration.maximumSources
     /// Scratch for the band row.
@@ -97,6 +104,8 @@ package final class TerminalCompass {
         self.cells = [UInt8](repeating: 0, count: 100)
         self.sourceCells = [Int](repeating: -1, count: Self.maximumSources)
         self.sourceDigits = [UInt8](repeating: 0, count: Self.maximumSources)
+        self.sourceNames = [String](repeating: "", count: Self.maximumSources)
+        self.sourceAzimuths = [Double](repeating: 0, count: Self.maximumSources)
         self.tickCells = stride(from: -60.0, through: 60.0, by: 30.0).map { cell(for: $0) }
         self.scale = Self.scaleLine(width: width, cell: { self.cell(for: $0) })
         line.reserveCapacity(4096)
@@ -127,6 +136,8 @@ package final class TerminalCompass {
         for source in record.sources where source.active && active && sourceCount < Self.maximumSources {
             sourceCells[sourceCount] = cell(for: source.azimuth)
             sourceDigits[sourceCount] = UInt8(ascii: "0") + UInt8(max(0, source.id) % 10)
+            sourceNames[sourceCount] = source.label?.name ?? ""
+            sourceAzimuths[sourceCount] = source.azimuth
             sourceCount += 1
         }
         for (i, band) in record.bands.enumerated() where i < bandAzimuths.count {
@@ -276,9 +287,29 @@ package final class TerminalCompass {
             if alertAzimuth >= 0.05 { append("+") }
             appendNumber(alertAzimuth, decimals: 1)
             append("° !! \u{1B}[0m")
+        } else if sourceNames[0..<sourceCount].contains(where: { !$0.isEmpty }) {
+            // Each heard source's name beside its bearing, as many as the width leaves room for
+            // besides the figures that follow (about 36 columns).
+            append("sound:")
+            let end = line.count + max(20, width - 44)
+            for s in 0..<sourceCount where !sourceNames[s].isEmpty {
+                let start = line.count
+                append(" ")
+                line.append(sourceDigits[s])
+                append(" ")
+                appendName(sourceNames[s], limit: 16)
+                append(" ")
+                if sourceAzimuths[s] >= 0.5 { append("+") }
+                appendNumber(sourceAzimuths[s], decimals: 0)
+                append("° ")
+                if line.count > end {
+                    line.removeSubrange(start...)
+                    break
+                }
+            }
         } else if !soundName.isEmpty {
             append("sound: ")
-            for scalar in soundName.unicodeScalars.prefix(24) { line.append(scalar.value < 128 ? UInt8(scalar.value) : UInt8(ascii: "?")) }
+            appendName(soundName, limit: 24)
         } else {
             line.append(contentsOf: legend)
         }
@@ -293,6 +324,17 @@ package final class TerminalCompass {
     }
 
     // MARK: - Pieces
+
+    /// A class name up to its first comma ("Vehicle horn, car horn" → "Vehicle horn"), at most
+    /// `limit` characters, non-ASCII as "?".
+    private func appendName(_ name: String, limit: Int) {
+        var count = 0
+        for scalar in name.unicodeScalars {
+            if scalar == "," || count == limit { break }
+            line.append(scalar.value < 128 ? UInt8(scalar.value) : UInt8(ascii: "?"))
+            count += 1
+        }
+    }
 
     private func append(_ text: StaticString) {
         line.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
