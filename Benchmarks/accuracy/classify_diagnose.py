@@ -26,9 +26,9 @@ import classify as C  # noqa: E402
 import yamnet_numpy as Y  # noqa: E402
 
 OMEGA = 2 * np.pi * 16000 * np.arange(257) / 512
-REJECTED = 0.03   # SourceLabeler.rejectedBinGain
-LEVEL_DB = 45.0   # SourceLabeler.patchLevel, dB of frame power
-MAX_GAIN = 31.62  # SourceLabeler.maximumLevelGain
+REJECTED = 0.03   # SourceMasks.rejectedBinGain
+LEVEL_DB = 45.0   # SourceMasks.patchLevel, dB of frame power
+MAX_GAIN = 31.62  # SourceMasks.maximumLevelGain
 
 
 def tau(azimuth):

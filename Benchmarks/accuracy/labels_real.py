@@ -9,7 +9,7 @@ An evaluation that prints figures, not a test. Needs pyroomacoustics, scipy, ffm
 Ogg/MP3/FLAC), the YAMNet model (scripts/fetch-model), the Debian packages of the set (--fetch)
 and the release build of soundcompass ($SOUNDCOMPASS_BINARY).
 
-Usage: Benchmarks/accuracy/labels_real.py [--fetch] [--alerts] [--seed N] [--cache DIR] [--jobs N] [-v]
+Usage: Benchmarks/accuracy/labels_real.py [--fetch] [--alerts] [--seed N] [--cache DIR] [--jobs N]
 
 --fetch   apt-get install the set's packages (with sudo when not root; a no-op when installed)
           and check each file's sha256. Without it a missing file is reported and skipped.
@@ -17,7 +17,7 @@ Usage: Benchmarks/accuracy/labels_real.py [--fetch] [--alerts] [--seed N] [--cac
           classes (per 10 minutes of audio), and for alarm, siren and car horn whether an alert
           came within 1.5 s of the onset with a bearing within 10 degrees.
 --cache   keep the rendered scenes in DIR (reused when present).
--v        print each scene's SoundCompass label shares as well.
+--jobs    worker processes (default: one per CPU).
 
 Scenes: the recording is mixed to mono, resampled to 48 kHz, trimmed of leading and trailing
 silence and looped (at least 0.5 s between starts, so a single bark becomes barking) or cut to
@@ -35,7 +35,12 @@ What is measured, for each source over its active time (from 1 s to the end):
   Reference (no separation): YAMNet (yamnet_numpy.py) on the left microphone of the same
     scene, patches of 0.96 s every 0.48 s; labelled when an acceptable name is in the top
     three of at least half of the patches.
-The talker of (b) is scored the same way, over the same span, and reported apart.
+  "dry ref": the same reference on the dry source (no room, peak 0.9): whether the recording
+    itself is one YAMNet names, to tell a file unfit for the test from a room or a method
+    that fails.
+The talker of (b) is scored the same way, over the same span, and reported apart. The "strict"
+totals count only a class's specific names (without the broad ones of labels_real_data.BROAD:
+Animal for a dog, Vehicle for a horn, Alarm for a siren, ...).
 """
 import collections
 import hashlib
@@ -181,9 +186,8 @@ def azimuths(rng):
             return source, talker
 
 
-def render_scenes(path, talker_path, rng, az, talker_az):
+def render_scenes(source, talker, rng, az, talker_az):
     """The rendered pairs (alone, beside the talker), sensor noise added, peak 0.9."""
-    source, talker = scene_signals(path, talker_path)
     wet = C.render([(source, az)], RT60)
     wet_talker = C.render([(talker, talker_az)], RT60)
     noise = rng.standard_normal(wet.shape) * active_rms(wet[0]) * 10 ** (-NOISE_DB / 20)
@@ -277,11 +281,14 @@ def evaluate(task):
     stem = f"{os.path.splitext(os.path.basename(path))[0]}-{digest[:8]}-seed{seed}"
     tmp = None if cache else tempfile.mkdtemp()
     paths = [os.path.join(cache or tmp, f"{stem}-{kind}.wav") for kind in ("alone", "beside")]
+    source, talker = scene_signals(path, talker_path)
     if not all(os.path.exists(p) for p in paths):
-        for p, scene in zip(paths, render_scenes(path, talker_path, rng, az, talker_az)):
+        for p, scene in zip(paths, render_scenes(source, talker, rng, az, talker_az)):
             wavfile.write(p, FS, scene.T.astype(np.float32))
-    acceptable = set(D.ACCEPTABLE[cls])
-    result = {"class": cls, "path": path, "azimuth": az, "talker_azimuth": talker_az, "scenes": {}}
+    acceptable, strict = set(D.ACCEPTABLE[cls]), set(D.STRICT[cls])
+    dry = source / np.max(np.abs(source)) * 0.9
+    result = {"class": cls, "path": path, "package": package, "azimuth": az, "talker_azimuth": talker_az,
+              "dry": score_reference(reference_patches(dry, ONSET, len(dry) / FS), acceptable), "scenes": {}}
     for kind, p in zip(("alone", "beside"), paths):
         _, pair = wavfile.read(p)
         end = len(pair) / FS
@@ -289,7 +296,9 @@ def evaluate(task):
         tops = reference_patches(pair[:, 0].astype(np.float64), ONSET, end)
         scene = {"seconds": end,
                  "sc": score_sc(records, az, acceptable, ONSET, end),
-                 "ref": score_reference(tops, acceptable)}
+                 "ref": score_reference(tops, acceptable),
+                 "sc_strict": score_sc(records, az, strict, ONSET, end)["labelled"],
+                 "ref_strict": score_reference(tops, strict)["labelled"]}
         if kind == "beside":
             scene["talker_sc"] = score_sc(records, talker_az, SPEECH, ONSET, end)
             scene["talker_ref"] = score_reference(tops, SPEECH)
@@ -334,6 +343,11 @@ def print_table(results):
         located = np.mean([r["scenes"][kind]["sc"]["located"] for r in results])
         print(f"all, {name}: SoundCompass {pct(sc, n)}, reference {pct(ref, n)}; "
               f"located {100 * located:.0f} % of the active time on average")
+        sc = sum(r["scenes"][kind]["sc_strict"] for r in results)
+        ref = sum(r["scenes"][kind]["ref_strict"] for r in results)
+        print(f"     strict names (without labels_real_data.BROAD): SoundCompass {pct(sc, n)}, reference {pct(ref, n)}")
+    dry = sum(r["dry"]["labelled"] for r in results)
+    print(f"the recordings themselves (the reference on the dry source, no room): {pct(dry, n)}")
     sc = sum(r["scenes"]["beside"]["talker_sc"]["labelled"] for r in results)
     ref = sum(r["scenes"]["beside"]["talker_ref"]["labelled"] for r in results)
     located = np.mean([r["scenes"]["beside"]["talker_sc"]["located"] for r in results])
@@ -341,21 +355,30 @@ def print_table(results):
           f"reference {pct(ref, n)}; located {100 * located:.0f} %")
 
 
-def print_files(results, verbose):
-    print("\nPer file (SC: SoundCompass labelled?, its most frequent label of the located source; "
-          "ref: the reference's most frequent top label)")
+def print_files(results):
+    print("\nPer file, at its azimuth (SC: labelled?, share of the located records naming the class, located share of"
+          " the active time, the located source's most frequent label; ref: labelled?, share of patches, most"
+          " frequent top label)")
     for r in results:
         a, b = r["scenes"]["alone"], r["scenes"]["beside"]
-        name = os.path.basename(r["path"])
+        name = display_name(r, results)
 
         def cell(s, w):
             mark = "yes" if s[w]["labelled"] else "no "
-            extra = f" {100 * s[w]['share']:.0f}%" if verbose else ""
+            extra = f" {100 * s[w]['share']:.0f}%"
             loc = f" loc {100 * s[w]['located']:.0f}%" if w == "sc" or w == "talker_sc" else ""
             return f"{mark}{extra}{loc} {s[w]['top']!r}"
-        print(f"{r['class']:<10} {name:<32} {r['azimuth']:+4.0f}  alone SC {cell(a, 'sc')} | ref {cell(a, 'ref')}")
+        print(f"{r['class']:<10} {name:<32} {r['azimuth']:+4.0f}  alone SC {cell(a, 'sc')} | ref {cell(a, 'ref')}"
+              f" | dry ref {cell(r, 'dry')}")
         print(f"{'':<10} {'':<32} {'':>4}  beside (talker {r['talker_azimuth']:+.0f}) SC {cell(b, 'sc')} | "
               f"ref {cell(b, 'ref')} | talker SC {cell(b, 'talker_sc')}")
+
+
+def display_name(r, results):
+    """The file's name, with its package when another file of the set has the same name."""
+    name = os.path.basename(r["path"])
+    same = sum(os.path.basename(q["path"]) == name for q in results)
+    return f"{r['package']}:{name}" if same > 1 else name
 
 
 def print_alerts(results):
@@ -375,7 +398,7 @@ def print_alerts(results):
               + (f"; at the source {at_source}" + (f", at the talker {at_talker}" if kind == "beside" else "")
                  if events else ""))
         for r, e in events:
-            print(f"    {r['class']:<10} {os.path.basename(r['path']):<32} t={e[0]:.2f} s {e[1]} at {e[2]:+.0f}"
+            print(f"    {r['class']:<10} {display_name(r, results):<32} t={e[0]:.2f} s {e[1]} at {e[2]:+.0f}"
                   f" (source {r['azimuth']:+.0f}" + (f", talker {r['talker_azimuth']:+.0f})" if kind == "beside" else ")"))
     print(f"onset alerts (within {ALERT_LATENCY} s of the onset, bearing within {ALERT_BEARING:.0f} deg):")
     for kind in ("alone", "beside"):
@@ -389,7 +412,7 @@ def print_alerts(results):
                 if s["events"] else "; no alert at all"
             got = (f"after {o['latency']:.2f} s, bearing error {o['error']:+.1f} deg ({o['label']})" if o
                    else "none" + first)
-            print(f"    {r['class']:<10} {os.path.basename(r['path']):<32} {r['azimuth']:+4.0f}: {got};"
+            print(f"    {r['class']:<10} {display_name(r, results):<32} {r['azimuth']:+4.0f}: {got};"
                   f" events {len(s['events'])}")
 
 
@@ -414,7 +437,7 @@ def main():
     with multiprocessing.Pool(jobs) as pool:
         results = pool.map(evaluate, tasks, chunksize=1)
     print_table(results)
-    print_files(results, "-v" in args)
+    print_files(results)
     if alerts:
         print_alerts(results)
     audio = sum(s["seconds"] for r in results for s in r["scenes"].values())

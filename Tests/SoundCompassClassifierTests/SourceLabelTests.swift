@@ -1,5 +1,5 @@
 import Foundation
-import SoundCompassClassifier
+@testable import SoundCompassClassifier
 import SoundCompassEngine
 import TestSignals
 import TestSupport
@@ -322,7 +322,7 @@ struct SourceLabelTests {
         let (sirenSources, _) = try Self.run(Self.scene([(siren, 30)]), labels: "everyday")
         let labelled = sirenSources.filter { $0.time >= 1.5 }
         #expect(!labelled.isEmpty)
-        #expect(labelled.allSatisfy { ($0.label?.score ?? 0) >= SourceLabeler.minimumLabelScore })
+        #expect(labelled.allSatisfy { ($0.label?.score ?? 0) >= TrackLabels.minimumLabelScore })
         #expect(labelled.filter { $0.label?.name == "siren" || $0.label?.name == "alarm" }.count * 10 >= labelled.count * 8)
     }
 }

@@ -1,0 +1,303 @@
+import SoundCompassEngine
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Each heard source's patch from the mixture, by where its bins point: the third of
+/// ``SourceLabeler``'s parts (its documentation has the whole story).
+///
+/// A bin that holds a delay (``OnsetDelayHistory``) goes to the heard source whose delay is
+/// nearest, if it is within ``delayTolerance`` of the array's largest delay (else to none: a
+/// sound the tracker does not list); any other bin to the heard source whose expected phase is
+/// nearest its direction (the largest `cos(φₖ − ωₖτ)`), unless another heard source's expected
+/// phase is within ``ambiguitySine`` of it there (spatial aliasing: then to none). A source's
+/// patch is the mixture's magnitude in its bins and, elsewhere, at most ``rejectedBinGain``
+/// (−30 dB) of the RMS of its own bins in that frame, scaled so that its loud frames sit at
+/// ``patchLevel``, then mel and log as YAMNet's front end. With one heard source its mask keeps
+/// every bin but those holding a delay far from it.
+///
+/// Life cycle: `init` allocates everything; nothing after it allocates.
+final class SourceMasks {
+    static let bins = StereoFrames16k.bins
+    static let stride = StereoFrames16k.stride
+    static let frames = YAMNet.patchFrames
+    private typealias V = SIMD8<Float>
+
+    // MARK: - Constants
+
+    /// A bin holding a delay goes to no source when the nearest heard source's delay is further
+    /// than this share of the array's largest delay (±11.5° at the front of a spaced pair).
+    static let delayTolerance: Float = 0.2
+    /// A bin decided by phase goes to no source when two heard sources' expected phases there
+    /// differ by less than `2·asin(0.2)` (±23°) modulo 2π, above the frequency where they
+    /// first part (where they differ by more than π): spatial aliasing.
+    static let ambiguitySine: Float = 0.2
+    /// The magnitude of a bin that is not a source's, in that source's patch, at most: this
+    /// share (−30 dB) of the RMS over all bins of the source's own bins in that frame (and never
+    /// more than the mixture's). Neither a zero (`log(0.001)` after mel: between a tone's
+    /// harmonics holes make YAMNet hear a telephone or a doorbell) nor a share of the mixture
+    /// (which carries the other sources' structure: a siren's partials 20–40 dB above a talker
+    /// stayed above the talker at −30 dB, and the talker read as "Music").
+    static let rejectedBinGain: Float = 0.03
+    /// The level a source's patch is scaled to before it is classified: the 90th percentile of
+    /// its frames' power `Σₖ|Xₖ|²` (the 257 bins of YAMNet's unnormalised 512-point FFT of a
+    /// 400-sample Hann-windowed frame at 16 kHz), 10^4.5 (45 dB; white noise of RMS 0.91 has
+    /// this power). YAMNet's scores depend on level (AudioSet's clips are loud), and a masked
+    /// patch keeps only part of its source's energy: normalising makes a source's label
+    /// independent of the recording's gain and of how much of its energy the mask kept.
+    static let patchLevel: Float = 31_622.8
+    /// The largest gain (magnitude) ``patchLevel`` may apply: +30 dB.
+    static let maximumLevelGain: Float = 31.62
+
+    private let model: ArrayModel
+    /// The largest distance (seconds) between a held delay and its source's.
+    private let toleranceSeconds: Float
+    /// Per heard source: expected phase rotation per bin (cos, sin), its delay, and the bins
+    /// where another heard source's phase is too near (1, else 0).
+    private let rotationReBuffer, rotationImBuffer, sourceDelayBuffer, ambiguousBuffer: OwnedBuffer<Float>
+    /// Per frame and bin the source it goes to (its index as a Float; −1: none); per source and
+    /// frame the floor of its other bins; one frame's masked magnitudes.
+    private let winnerBuffer, floorBuffer, maskedBuffer: OwnedBuffer<Float>
+    /// Per patch its frames' power, its gain; scratch for the percentile.
+    private let framePowerBuffer, gainBuffer, sortBuffer: OwnedBuffer<Float>
+    /// The patches built: up to capacity + 1 of `96 × 64` log-mel values.
+    private let patchBuffer: OwnedBuffer<Float>
+
+    /// - Parameters:
+    ///   - array: the array model (delays, channel offset).
+    ///   - capacity: the most heard sources.
+    init(array: ArrayModel, capacity: Int) {
+        let stride = Self.stride, frames = Self.frames
+        model = array
+        toleranceSeconds = Self.delayTolerance * Float(array.maximumDelaySeconds)
+        rotationReBuffer = OwnedBuffer(zeros: capacity * stride)
+        rotationImBuffer = OwnedBuffer(zeros: capacity * stride)
+        sourceDelayBuffer = OwnedBuffer(zeros: capacity)
+        ambiguousBuffer = OwnedBuffer(zeros: capacity * stride)
+        winnerBuffer = OwnedBuffer(zeros: frames * stride)
+        floorBuffer = OwnedBuffer(zeros: capacity * frames)
+        maskedBuffer = OwnedBuffer(zeros: stride)
+        framePowerBuffer = OwnedBuffer(zeros: (capacity + 1) * frames)
+        gainBuffer = OwnedBuffer(count: capacity + 1, value: 1)
+        sortBuffer = OwnedBuffer(zeros: frames)
+        patchBuffer = OwnedBuffer(zeros: (capacity + 1) * frames * YAMNet.melBands)
+    }
+
+    /// The patches of the last ``build(history:frontEnd:sources:positions:mixtureAt:normalised:)``.
+    var patches: UnsafePointer<Float> { UnsafePointer(patchBuffer.pointer) }
+
+    private var rotationRe: UnsafeMutablePointer<Float> { rotationReBuffer.pointer }
+    private var rotationIm: UnsafeMutablePointer<Float> { rotationImBuffer.pointer }
+    private var sourceDelays: UnsafeMutablePointer<Float> { sourceDelayBuffer.pointer }
+    private var ambiguous: UnsafeMutablePointer<Float> { ambiguousBuffer.pointer }
+    private var winners: UnsafeMutablePointer<Float> { winnerBuffer.pointer }
+    private var floors: UnsafeMutablePointer<Float> { floorBuffer.pointer }
+    private var masked: UnsafeMutablePointer<Float> { maskedBuffer.pointer }
+    private var framePower: UnsafeMutablePointer<Float> { framePowerBuffer.pointer }
+    private var gains: UnsafeMutablePointer<Float> { gainBuffer.pointer }
+    private var sortScratch: UnsafeMutablePointer<Float> { sortBuffer.pointer }
+    private var patchesOut: UnsafeMutablePointer<Float> { patchBuffer.pointer }
+
+    @inline(__always) private static func load(_ p: UnsafePointer<Float>) -> V {
+        UnsafeRawPointer(p).loadUnaligned(as: V.self)
+    }
+    @inline(__always) private static func store(_ v: V, _ p: UnsafeMutablePointer<Float>) {
+        UnsafeMutableRawPointer(p).storeBytes(of: v, as: V.self)
+    }
+    @inline(__always) private static func vmin(_ x: V, _ y: V) -> V { x.replacing(with: y, where: y .< x) }
+
+    /// Each heard source's delay and expected rotation e^{iωτ} per bin, and the bins where two
+    /// heard sources' phases cannot be told apart (above their first parting).
+    /// - Parameters:
+    ///   - laterals: the heard sources' lateral positions (sin of the azimuth), in order.
+    ///   - count: how many (at most the capacity).
+    func prepare(laterals: [Double], count: Int) {
+        let bins = Self.bins, stride = Self.stride
+        for j in 0..<count {
+            let tau = model.delay(lateral: laterals[j]) + model.delayOffsetSeconds
+            sourceDelays[j] = Float(tau)
+            for k in 0..<bins {
+                rotationRe[j * stride + k] = Float(cos(OnsetDelayHistory.omega(k) * tau))
+                rotationIm[j * stride + k] = Float(sin(OnsetDelayHistory.omega(k) * tau))
+            }
+        }
+        for j in 0..<count {
+            let amb = ambiguous + j * stride
+            for k in 0..<stride { amb[k] = 0 }
+            for i in 0..<count where i != j {
+                let difference = Double(sourceDelays[i] - sourceDelays[j])
+                for k in 0..<bins {
+                    let phase = OnsetDelayHistory.omega(k) * difference
+                    if abs(phase) > Double.pi && abs(sin(phase / 2)) < Double(Self.ambiguitySine) { amb[k] = 1 }
+                }
+            }
+        }
+    }
+
+    /// The share of the last 96 frames' energy in bins that hold an onset delay far from the one
+    /// heard source's (``delayTolerance``): the energy of sounds the tracker does not list.
+    /// ``prepare(laterals:count:)`` must have been called for that one source.
+    func foreignShare(history: OnsetDelayHistory) -> Float {
+        let stride = Self.stride, frames = Self.frames
+        var foreign = V(), total = V()
+        let none = V(repeating: -1)
+        for f in 0..<frames {
+            let slot = history.slot(ofFrame: f)
+            let mag = history.magnitudes(slot)
+            let win = winners + f * stride
+            assignBins(history: history, slot: slot, sources: 1, into: win)
+            var k = 0
+            while k < stride {
+                let m = Self.load(mag + k)
+                let power = m * m
+                total += power
+                foreign += power.replacing(with: 0, where: .!(Self.load(win + k) .== none))
+                k += 8
+            }
+        }
+        let sum = total.sum()
+        return sum > 0 ? foreign.sum() / sum : 0
+    }
+
+    /// The patches of the last 96 frames of `history` into ``patches``: one per heard source
+    /// from the mask (`sources` of them, none when 0), and the unmasked mixture's. Source j's
+    /// patch goes to position `positions[j]` (−1: not built, though its mask is still made, as
+    /// every heard source's is needed for the others'), the mixture's to `mixtureAt` (−1: not
+    /// built). With `normalised`, each patch's magnitudes are scaled so that its loud frames sit
+    /// at ``patchLevel`` (see there). ``prepare(laterals:count:)`` must have been called for
+    /// these `sources` (unless 0).
+    func build(history: OnsetDelayHistory, frontEnd: LogMelFrontEnd, sources: Int, positions: [Int], mixtureAt: Int, normalised: Bool) {
+        let melBands = YAMNet.melBands, stride = Self.stride, frames = Self.frames
+        let patchCount = sources + 1
+        let mixturePower = framePower + sources * frames
+        let floorShare = Self.rejectedBinGain / Float(Self.bins).squareRoot()
+        // Pass 1: each bin's source, each patch's floor and per-frame power, for its level.
+        for f in 0..<frames {
+            let slot = history.slot(ofFrame: f)  // oldest first
+            let mag = history.magnitudes(slot)
+            var p = V()
+            var k = 0
+            while k < stride { let m = Self.load(mag + k); p += m * m; k += 8 }
+            mixturePower[f] = p.sum()
+            if sources == 0 { continue }
+            let win = winners + f * stride
+            assignBins(history: history, slot: slot, sources: sources, into: win)
+            for j in 0..<sources {
+                let own = V(repeating: Float(j))
+                var sum = V()
+                var k = 0
+                while k < stride {
+                    let m = Self.load(mag + k)
+                    let mine = Self.load(win + k) .== own
+                    sum += (m * m).replacing(with: 0, where: .!mine)
+                    k += 8
+                }
+                let ownPower = sum.sum()
+                let floor = V(repeating: floorShare * ownPower.squareRoot())
+                var rest = V()
+                k = 0
+                while k < stride {
+                    let m = Self.vmin(Self.load(mag + k), floor)
+                    let mine = Self.load(win + k) .== own
+                    rest += (m * m).replacing(with: 0, where: mine)
+                    k += 8
+                }
+                floors[j * frames + f] = floor[0]
+                framePower[j * frames + f] = ownPower + rest.sum()
+            }
+        }
+        for j in 0..<patchCount {
+            gains[j] = normalised ? Self.levelGain(framePowers: framePower + j * frames, scratch: sortScratch) : 1
+        }
+        // Pass 2: masked, scaled magnitudes into mel and log; the mixture's last.
+        for f in 0..<frames {
+            let slot = history.slot(ofFrame: f)
+            let mag = history.magnitudes(slot)
+            if mixtureAt >= 0 {
+                let g = V(repeating: gains[sources])
+                var k = 0
+                while k < stride { Self.store(g * Self.load(mag + k), masked + k); k += 8 }
+                frontEnd.logMel(magnitudes: masked, into: patchesOut + mixtureAt * frames * melBands + f * melBands)
+            }
+            if sources == 0 { continue }
+            let win = winners + f * stride
+            for j in 0..<sources where positions[j] >= 0 {
+                let g = V(repeating: gains[j]), floor = V(repeating: floors[j * frames + f])
+                let own = V(repeating: Float(j))
+                var k = 0
+                while k < stride {
+                    let m = Self.load(mag + k)
+                    let mine = Self.load(win + k) .== own
+                    Self.store(g * Self.vmin(m, floor).replacing(with: m, where: mine), masked + k)
+                    k += 8
+                }
+                frontEnd.logMel(magnitudes: masked, into: patchesOut + positions[j] * frames * melBands + f * melBands)
+            }
+        }
+    }
+
+    /// Each bin of ring frame `slot` to its heard source, or −1 (see the type's documentation).
+    private func assignBins(history: OnsetDelayHistory, slot: Int, sources: Int, into win: UnsafeMutablePointer<Float>) {
+        let stride = Self.stride
+        let dirRe = history.directionRe(slot), dirIm = history.directionIm(slot)
+        let held = history.heldDelays(slot)
+        let tolerance = V(repeating: toleranceSeconds), minusOne = V(repeating: -1)
+        var k = 0
+        if sources == 1 {
+            // One source: every bin but those holding a delay far from its own.
+            let own = V(repeating: sourceDelays[0])
+            while k < stride {
+                let difference = Self.load(held + k) - own
+                let far = (difference .> tolerance) .| (-difference .> tolerance)
+                Self.store(V().replacing(with: minusOne, where: far), win + k)
+                k += 8
+            }
+            return
+        }
+        while k < stride {
+            let delay = Self.load(held + k)
+            let isHeld = delay .== delay  // not NaN
+            let x = Self.load(dirRe + k), y = Self.load(dirIm + k)
+            // Held delays: the nearest source's, if near enough; the others: the best phase fit.
+            var nearest = minusOne, nearestDistance = tolerance
+            var fitted = V(), bestFit = V(repeating: -2), fittedAmbiguous = V()
+            for j in 0..<sources {
+                let index = V(repeating: Float(j))
+                let difference = delay - V(repeating: sourceDelays[j])
+                let distance = difference.replacing(with: -difference, where: difference .< V())
+                let nearer = distance .<= nearestDistance
+                nearest.replace(with: index, where: nearer)
+                nearestDistance.replace(with: distance, where: nearer)
+                let fit = x * Self.load(rotationRe + j * stride + k) + y * Self.load(rotationIm + j * stride + k)
+                let better = fit .> bestFit
+                fitted.replace(with: index, where: better)
+                bestFit.replace(with: fit, where: better)
+                fittedAmbiguous.replace(with: Self.load(ambiguous + j * stride + k), where: better)
+            }
+            fitted.replace(with: minusOne, where: fittedAmbiguous .> V())
+            let chosen = fitted.replacing(with: nearest, where: isHeld)
+            Self.store(chosen, win + k)
+            k += 8
+        }
+    }
+
+    /// The magnitude gain that brings a patch's level (the 90th percentile of its 96 frame
+    /// powers) to ``patchLevel``, at most ``maximumLevelGain``; 1 for a patch with no power.
+    static func levelGain(framePowers: UnsafePointer<Float>, scratch: UnsafeMutablePointer<Float>) -> Float {
+        let n = frames
+        scratch.update(from: framePowers, count: n)
+        // Insertion sort of 96 values (no allocation).
+        for i in 1..<n {
+            let v = scratch[i]
+            var j = i - 1
+            while j >= 0 && scratch[j] > v { scratch[j + 1] = scratch[j]; j -= 1 }
+            scratch[j + 1] = v
+        }
+        let level = scratch[((n - 1) * 9) / 10]
+        guard level > 0, level.isFinite else { return 1 }
+        return min(maximumLevelGain, (patchLevel / level).squareRoot())
+    }
+}

@@ -1,0 +1,209 @@
+import SoundCompassEngine
+
+/// Names a score vector, favouring one name (hysteresis): what ``TrackLabels`` needs of a
+/// classifier (``SoundClassifier`` in use; a stand-in in the tests, which need no model).
+protocol ScoreNaming: AnyObject {
+    /// The label of `scores` (``YAMNet/classCount`` of them); `favoured` ranks as if its score
+    /// were `margin` times what it is; `best` is set to the reported name's index.
+    func label(scores: UnsafePointer<Float>, favouring favoured: Int, by margin: Float, best: inout Int) -> SoundLabel
+}
+
+extension SoundClassifier: ScoreNaming {}
+
+/// What each tracked source is, as a property of its track: class scores pooled over its
+/// patches, with hysteresis, a gate on the track's age, and carry-over to a new id at the same
+/// bearing; and the unmasked mixture's pooled label. The fourth of ``SourceLabeler``'s parts.
+///
+/// - **Pooling**: the first two patches averaged, then an exponential average in which each new
+///   patch weighs 1/``poolPatches`` (a time constant of three patch rounds, 1.44 s).
+/// - **Hysteresis**: the name reported keeps its place until another name's pooled score is
+///   ``switchMargin`` times its own.
+/// - **Gate**: a track carries a label (and can alert) once it has been heard at
+///   ``establishedRounds`` rounds; a track not heard for more than ``inheritRounds`` rounds
+///   starts again. A label scoring under ``minimumLabelScore`` is withheld unless it alerts.
+/// - **Carry-over**: a source listed under a new id within ``inheritDegrees`` of a labelled
+///   track the record no longer lists, heard within ``inheritRounds`` rounds, takes its slot.
+/// - **Refresh**: a track whose best name has held ``steadyRounds`` rounds at a pooled score of
+///   at least ``steadyScore`` and raises no alert is classified every other round
+///   (``isDue(id:round:)``).
+///
+/// Rounds are patch numbers (one every 0.48 s). Life cycle: `init` allocates everything; no
+/// method allocates.
+final class TrackLabels {
+    // MARK: - Constants
+
+    /// A label whose best reported score is below this is withheld (`null`) unless it alerts.
+    /// The floor lies in the gap measured on TestSignals' sounds (NumPy YAMNet, `--labels
+    /// everyday`, patches every 0.48 s): a sound of the set scored 0.21 or more for its own
+    /// group (beeps 0.21–0.94, the siren 0.24–0.86, speech 0.56–1.0, silence 1.0), a sound
+    /// outside it 0.06 or less (pink noise of RMS 0.1: 0.001–0.010, white noise: 0.004–0.057).
+    static let minimumLabelScore: Double = 0.1
+    /// A new patch's weight in a track's pooled scores, from the third patch on: 1/3.
+    static let poolPatches: Float = 3
+    /// Rounds a track must have been heard at before it carries a label: its first label comes
+    /// 0.5–1 s after its onset, and a track that lives less (a reflection's, a ghost's) carries none.
+    static let establishedRounds = 2
+    /// The factor by which another name's pooled score must exceed the reported one's to take
+    /// its place.
+    static let switchMargin: Float = 1.25
+    /// Rounds a track's best name must hold, and the pooled score it must have, before it is
+    /// classified every other round.
+    static let steadyRounds = 3
+    static let steadyScore = 0.5
+    /// A new source within this many degrees of a labelled track no longer listed takes it.
+    static let inheritDegrees = 20.0
+    /// How many rounds (0.48 s each: 1.92 s) a track may go unheard and still be pooled on, or
+    /// be taken over by a new id.
+    static let inheritRounds = 4
+
+    // MARK: - State
+
+    private let classifier: any ScoreNaming
+    /// Per slot (reused as ids go away): its source id (−1: free), label, last round heard,
+    /// bearing then, rounds pooled, favoured name (an index into the reported names), rounds
+    /// its best name has held, and pooled scores (``YAMNet/classCount`` a slot).
+    private var ids: [Int], labels: [SoundLabel?], lastRound: [Int], azimuths: [Double]
+    private var rounds: [Int], favoured: [Int], steady: [Int]
+    private let scores: OwnedBuffer<Float>
+    /// The ids the latest record lists.
+    private var listed: [Int]
+    private var listedCount = 0
+    /// The unmasked mixture's pooled scores and label, and its bookkeeping.
+    private let broadbandScores: OwnedBuffer<Float>
+    private(set) var broadbandLabel: SoundLabel?
+    private var broadbandRounds = 0, broadbandFavoured = -1, broadbandRound = Int.min / 2, broadbandSteady = 0
+
+    /// - Parameters:
+    ///   - classifier: names the pooled scores (its label set and alerts).
+    ///   - capacity: the most sources a record lists.
+    init(classifier: any ScoreNaming, capacity: Int) {
+        self.classifier = classifier
+        let slots = capacity + 4
+        ids = [Int](repeating: -1, count: slots)
+        labels = [SoundLabel?](repeating: nil, count: slots)
+        lastRound = [Int](repeating: Int.min / 2, count: slots)
+        azimuths = [Double](repeating: 0, count: slots)
+        rounds = [Int](repeating: 0, count: slots)
+        favoured = [Int](repeating: -1, count: slots)
+        steady = [Int](repeating: 0, count: slots)
+        scores = OwnedBuffer(zeros: slots * YAMNet.classCount)
+        listed = [Int](repeating: 0, count: capacity)
+        broadbandScores = OwnedBuffer(zeros: YAMNet.classCount)
+    }
+
+    /// `label`, or nil when its best score is below ``minimumLabelScore`` and it raises no alert.
+    static func reported(_ label: SoundLabel) -> SoundLabel? {
+        label.score >= minimumLabelScore || label.alert ? label : nil
+    }
+
+    /// Pools a patch's scores into a track's (see the type's documentation).
+    static func pool(_ current: UnsafePointer<Float>, into pooled: UnsafeMutablePointer<Float>, rounds: Int) {
+        let weight = 1 / min(Float(rounds), poolPatches)
+        for c in 0..<YAMNet.classCount { pooled[c] += weight * (current[c] - pooled[c]) }
+    }
+
+    /// The sources the latest record lists (a track they no longer list can be taken over).
+    func setListed(_ sources: [SourceRecord]) {
+        listedCount = min(sources.count, listed.count)
+        for i in 0..<listedCount { listed[i] = sources[i].id }
+    }
+
+    private func isListed(_ id: Int) -> Bool {
+        for i in 0..<listedCount where listed[i] == id { return true }
+        return false
+    }
+
+    /// Pools a patch's scores into source `id`'s track (heard at `azimuth` at `round`) and labels
+    /// it from its pooled scores once it is established.
+    func store(id: Int, azimuth: Double, scores current: UnsafePointer<Float>, round: Int) {
+        let s = slot(for: id, azimuth: azimuth, round: round)
+        let pooled = scores.pointer + s * YAMNet.classCount
+        if round - lastRound[s] <= Self.inheritRounds {
+            rounds[s] += 1
+        } else {
+            rounds[s] = 1
+            favoured[s] = -1
+        }
+        Self.pool(current, into: pooled, rounds: rounds[s])
+        var best = favoured[s]
+        let label = classifier.label(scores: pooled, favouring: best, by: Self.switchMargin, best: &best)
+        steady[s] = best == favoured[s] ? steady[s] + 1 : 0
+        favoured[s] = best
+        labels[s] = rounds[s] >= Self.establishedRounds ? Self.reported(label) : nil
+        lastRound[s] = round
+        azimuths[s] = azimuth
+    }
+
+    /// Pools a patch of the unmasked mixture (two or more heard) into the record's own label.
+    func storeBroadband(scores current: UnsafePointer<Float>, round: Int) {
+        let recent = round - broadbandRound <= Self.inheritRounds
+        broadbandRounds = recent ? broadbandRounds + 1 : 1
+        Self.pool(current, into: broadbandScores.pointer, rounds: broadbandRounds)
+        broadbandRound = round
+        var best = recent ? broadbandFavoured : -1
+        broadbandLabel = Self.reported(
+            classifier.label(scores: broadbandScores.pointer, favouring: best, by: Self.switchMargin, best: &best))
+        broadbandSteady = recent && best == broadbandFavoured ? broadbandSteady + 1 : 0
+        broadbandFavoured = best
+    }
+
+    /// The label of source `id` (heard at `azimuth`): its track's, or that of a track it takes
+    /// over (``inheritDegrees``), or nil.
+    func label(of id: Int, azimuth: Double, round: Int) -> SoundLabel? {
+        if let s = ids.firstIndex(of: id) { return labels[s] }
+        guard let s = inheritableSlot(azimuth: azimuth, round: round) else { return nil }
+        ids[s] = id
+        return labels[s]
+    }
+
+    /// Whether source `id`'s track is classified at `round`: always, unless its best name has
+    /// held ``steadyRounds`` rounds at a pooled score of at least ``steadyScore``, it raises no
+    /// alert and it was classified at the round before (a steady track is classified every
+    /// other round, on patches that then do not overlap: its label refreshes every 0.96 s).
+    func isDue(id: Int, round: Int) -> Bool {
+        guard let s = ids.firstIndex(of: id) else { return true }
+        // An alerting track is followed at every round: its alert must end as soon as its sound;
+        // so is a track whose name is not clearly there (it may be on its way to another).
+        guard let label = labels[s], !label.alert, label.score >= Self.steadyScore else { return true }
+        return !(steady[s] >= Self.steadyRounds && round - lastRound[s] == 1)
+    }
+
+    /// Whether the unmasked mixture is classified at `round` (two or more heard), by the same rule.
+    func isBroadbandDue(round: Int) -> Bool {
+        !(broadbandSteady >= Self.steadyRounds && round - broadbandRound == 1)
+    }
+
+    /// The slot of source `id`: its own; else that of a labelled track the latest record no
+    /// longer lists, within ``inheritDegrees`` of `azimuth` and ``inheritRounds``, which it
+    /// takes over; else a fresh one (a free slot, or the stalest whose source is gone).
+    private func slot(for id: Int, azimuth: Double, round: Int) -> Int {
+        if let s = ids.firstIndex(of: id) { return s }
+        if let s = inheritableSlot(azimuth: azimuth, round: round) {
+            ids[s] = id
+            return s
+        }
+        var fresh = 0, freshRound = Int.max
+        for s in ids.indices where ids[s] < 0 || !isListed(ids[s]) {
+            if lastRound[s] < freshRound { freshRound = lastRound[s]; fresh = s }
+        }
+        ids[fresh] = id
+        labels[fresh] = nil
+        lastRound[fresh] = Int.min / 2
+        rounds[fresh] = 0
+        favoured[fresh] = -1
+        steady[fresh] = 0
+        return fresh
+    }
+
+    /// A recent labelled track that the latest record does not list, nearest `azimuth` within
+    /// ``inheritDegrees``.
+    private func inheritableSlot(azimuth: Double, round: Int) -> Int? {
+        var found: Int?, nearest = Self.inheritDegrees
+        for s in ids.indices where ids[s] >= 0 && labels[s] != nil && !isListed(ids[s]) {
+            guard round - lastRound[s] <= Self.inheritRounds else { continue }
+            let distance = abs(azimuths[s] - azimuth)
+            if distance <= nearest { nearest = distance; found = s }
+        }
+        return found
+    }
+}

@@ -1,0 +1,239 @@
+import Foundation
+@testable import SoundCompassClassifier
+import SoundCompassEngine
+import TestSignals
+import Testing
+
+/// ``SourceLabeler``'s four parts, each on its own and without the model: the 16 kHz frames,
+/// the per-bin onset delays, the masks, and the track labels (with a stand-in namer).
+@Suite("Source labeler parts")
+struct LabelerPartsTests {
+    static let rate = 48000.0
+
+    /// A scene on a 15 cm pair (exact fractional delays), as the analysis hears it.
+    static func scene(_ sources: [Source], seconds: Double) -> (left: [Float], right: [Float]) {
+        let signal = Scene(sampleRate: rate, duration: seconds, microphones: .spaced(spacing: 0.15), sources: sources).render()
+        return (signal.left, signal.right)
+    }
+
+    /// Feeds `signal` through the frames and the history in blocks of 1024, calling `frame`
+    /// after each 10 ms frame.
+    static func feed(
+        _ signal: (left: [Float], right: [Float]), frames: StereoFrames16k, history: OnsetDelayHistory,
+        frame: () -> Void = {}
+    ) {
+        signal.left.withUnsafeBufferPointer { l in
+            signal.right.withUnsafeBufferPointer { r in
+                var start = 0
+                while start < l.count {
+                    let end = min(l.count, start + 1024)
+                    frames.append(left: UnsafeBufferPointer(rebasing: l[start..<end]), right: UnsafeBufferPointer(rebasing: r[start..<end])) {
+                        history.add(spectrumLeft: frames.spectrumLeft.baseAddress, spectrumRight: frames.spectrumRight.baseAddress)
+                        frame()
+                    }
+                    start = end
+                }
+            }
+        }
+    }
+
+    @Test("16 kHz frames: one every 10 ms, a 1 kHz tone's peak in bin 32 of both channels; non-finite samples read as silence")
+    func frames16k() throws {
+        let frames = try StereoFrames16k(sampleRate: Self.rate)
+        let n = Int(Self.rate)  // 1 s
+        let tone = (0..<n).map { Float(0.5 * sin(2 * Double.pi * 1000 * Double($0) / Self.rate)) }
+        var count = 0, peaks: Set<Int> = []
+        tone.withUnsafeBufferPointer { x in
+            frames.append(left: x, right: x) {
+                count += 1
+                for spectrum in [frames.spectrumLeft, frames.spectrumRight] {
+                    var best = 0, bestPower: Float = 0
+                    for k in 0..<StereoFrames16k.bins {
+                        let power = spectrum[2 * k] * spectrum[2 * k] + spectrum[2 * k + 1] * spectrum[2 * k + 1]
+                        if power > bestPower { bestPower = power; best = k }
+                    }
+                    peaks.insert(best)
+                }
+            }
+        }
+        // 16000 samples, less the resampler's delay, in 400-sample windows every 160: about 97.
+        #expect((90...98).contains(count), "\(count) frames")
+        #expect(peaks == [32], "\(peaks)")  // 1000 Hz / 31.25 Hz per bin
+        // NaN and infinities count as 0: the spectra stay finite.
+        let bad = [Float](repeating: .nan, count: 2048) + [Float](repeating: .infinity, count: 2048)
+        var finite = true
+        bad.withUnsafeBufferPointer { x in
+            frames.append(left: x, right: x) {
+                for k in 0..<(2 * StereoFrames16k.stride) where !frames.spectrumLeft[k].isFinite { finite = false }
+            }
+        }
+        #expect(finite)
+    }
+
+    @Test("onset delays: noise from +40° starting at 0.5 s; 0.7 s on, the bins that hold a delay hold that of +40° (median within 15 µs)")
+    func onsetDelays() throws {
+        let configuration = AnalysisConfiguration(sampleRate: Self.rate)
+        let model = configuration.array
+        let frames = try StereoFrames16k(sampleRate: Self.rate)
+        let history = OnsetDelayHistory(array: model)
+        let signal = Self.scene([Source(.whiteNoise, azimuth: 40, start: 0.5, seed: 3)], seconds: 1.2)
+        Self.feed(signal, frames: frames, history: history)
+        #expect(history.framesStored == OnsetDelayHistory.frames)
+        // The newest frame: its held delays.
+        let newest = history.slot(ofFrame: OnsetDelayHistory.frames - 1)
+        let held = (0..<StereoFrames16k.bins).map { history.heldDelays(newest)[$0] }.filter { !$0.isNaN }
+        let expected = model.delay(lateral: sin(40 * Double.pi / 180)) + model.delayOffsetSeconds
+        // A noise bin's power fluctuates frame to frame (Rayleigh): when it falls 15 dB below
+        // its peak the bin lets its delay go, and takes it again at its next onset. Measured 79.
+        #expect(held.count >= 50, "\(held.count) of 257 bins hold a delay 0.7 s after the onset")
+        let sorted = held.sorted()
+        let median = Double(sorted[sorted.count / 2])
+        #expect(abs(median - expected) <= 15e-6, "median held delay \(median * 1e6) µs, expected \(expected * 1e6) µs")
+    }
+
+    @Test("masks: a lone listed source beside a louder unlisted one finds most energy foreign; listed where the loud one is, little")
+    func foreignShare() throws {
+        let configuration = AnalysisConfiguration(sampleRate: Self.rate)
+        let frames = try StereoFrames16k(sampleRate: Self.rate)
+        let history = OnsetDelayHistory(array: configuration.array)
+        let masks = SourceMasks(array: configuration.array, capacity: 3)
+        // Noise bursts (onsets every 0.4 s) at +30°, 10 dB above noise bursts at −40°.
+        var sources: [Source] = []
+        for k in 0..<5 {
+            let t = 0.1 + 0.4 * Double(k)
+            sources.append(Source(.whiteNoise, azimuth: 30, start: t, end: t + 0.3, levelDBFS: -20, seed: UInt64(10 + k)))
+            sources.append(Source(.whiteNoise, azimuth: -40, start: t + 0.15, end: t + 0.35, levelDBFS: -30, seed: UInt64(20 + k)))
+        }
+        Self.feed(Self.scene(sources, seconds: 2.1), frames: frames, history: history)
+        masks.prepare(laterals: [sin(-40 * Double.pi / 180)], count: 1)
+        let quiet = masks.foreignShare(history: history)
+        masks.prepare(laterals: [sin(30 * Double.pi / 180)], count: 1)
+        let loud = masks.foreignShare(history: history)
+        #expect(quiet > Float(SourceLabeler.maximumForeignShare), "listed at −40°: \(quiet)")
+        #expect(loud < 0.2, "listed at +30°: \(loud)")
+    }
+
+    @Test("masks: two listed sources get different patches, each scaled to the patch level; the mixture's is the unmasked one")
+    func patches() throws {
+        let configuration = AnalysisConfiguration(sampleRate: Self.rate)
+        let frames = try StereoFrames16k(sampleRate: Self.rate)
+        let history = OnsetDelayHistory(array: configuration.array)
+        let masks = SourceMasks(array: configuration.array, capacity: 3)
+        // A 500 Hz tone burst train at −40° and a 3 kHz one at +30°, onsets apart.
+        var sources: [Source] = []
+        for k in 0..<5 {
+            let t = 0.1 + 0.4 * Double(k)
+            sources.append(Source(.tone(500), azimuth: -40, start: t, end: t + 0.3, levelDBFS: -25, seed: 1))
+            sources.append(Source(.tone(3000), azimuth: 30, start: t + 0.15, end: t + 0.35, levelDBFS: -25, seed: 2))
+        }
+        Self.feed(Self.scene(sources, seconds: 2.1), frames: frames, history: history)
+        masks.prepare(laterals: [sin(-40 * Double.pi / 180), sin(30 * Double.pi / 180)], count: 2)
+        masks.build(history: history, frontEnd: frames.frontEnd, sources: 2, positions: [0, 1], mixtureAt: 2, normalised: true)
+        let size = YAMNet.patchFrames * YAMNet.melBands
+        func band(_ patch: Int, _ hz: Double) -> Float {
+            // The mel band nearest `hz` (HTK mel, 125–7500 Hz, 64 bands), averaged over the patch.
+            func mel(_ f: Double) -> Double { 1127 * log(1 + f / 700) }
+            let m = Int(((mel(hz) - mel(125)) / (mel(7500) - mel(125)) * 65).rounded()) - 1
+            var sum: Float = 0
+            for f in 0..<YAMNet.patchFrames { sum += masks.patches[patch * size + f * YAMNet.melBands + m] }
+            return sum / Float(YAMNet.patchFrames)
+        }
+        // Each source's patch keeps its own tone and holds the other's far below it; the
+        // mixture keeps both.
+        #expect(band(0, 500) - band(0, 3000) > 3, "patch 0: 500 Hz \(band(0, 500)), 3 kHz \(band(0, 3000)) (log units)")
+        #expect(band(1, 3000) - band(1, 500) > 3, "patch 1: 3 kHz \(band(1, 3000)), 500 Hz \(band(1, 500))")
+        #expect(abs(band(2, 500) - band(2, 3000)) < 2, "mixture: 500 Hz \(band(2, 500)), 3 kHz \(band(2, 3000))")
+        // The level rule alone: 96 frames of power p scale to the patch level, at most +30 dB.
+        let powers = [Float](repeating: 1000, count: YAMNet.patchFrames)
+        var scratch = [Float](repeating: 0, count: YAMNet.patchFrames)
+        let gain = powers.withUnsafeBufferPointer { p in scratch.withUnsafeMutableBufferPointer { SourceMasks.levelGain(framePowers: p.baseAddress!, scratch: $0.baseAddress!) } }
+        #expect(abs(gain - (SourceMasks.patchLevel / 1000).squareRoot()) < 1e-3)
+        let faint = [Float](repeating: 1e-6, count: YAMNet.patchFrames)
+        let capped = faint.withUnsafeBufferPointer { p in scratch.withUnsafeMutableBufferPointer { SourceMasks.levelGain(framePowers: p.baseAddress!, scratch: $0.baseAddress!) } }
+        #expect(capped == SourceMasks.maximumLevelGain)
+    }
+
+    /// Names a score vector by its largest entries among the first four classes ("a", "b", "c",
+    /// "d"), with the same hysteresis rule as ``SoundClassifier``.
+    final class FakeNamer: ScoreNaming {
+        func label(scores: UnsafePointer<Float>, favouring favoured: Int, by margin: Float, best: inout Int) -> SoundLabel {
+            let ranked = (0..<4).sorted { (scores[$0] * ($0 == favoured ? margin : 1)) > (scores[$1] * ($1 == favoured ? margin : 1)) }
+            best = ranked[0]
+            let names = ["a", "b", "c", "d"]
+            return SoundLabel(
+                name: names[ranked[0]], score: Double(scores[ranked[0]]), secondName: names[ranked[1]],
+                secondScore: Double(scores[ranked[1]]), thirdName: names[ranked[2]], thirdScore: Double(scores[ranked[2]]))
+        }
+    }
+
+    /// A score vector: class c at `value`, the others at `rest`.
+    static func scores(_ values: [Int: Float], rest: Float = 0.01) -> [Float] {
+        var s = [Float](repeating: rest, count: YAMNet.classCount)
+        for (c, v) in values { s[c] = v }
+        return s
+    }
+
+    @Test("tracks: no label before the second round; pooled; a new name takes over only when 1.25 times the old")
+    func gateAndHysteresis() {
+        let tracks = TrackLabels(classifier: FakeNamer(), capacity: 3)
+        tracks.setListed([SourceRecord(id: 1, azimuth: 10, confidence: 1, levelDBFS: -20, active: true)])
+        tracks.store(id: 1, azimuth: 10, scores: Self.scores([0: 0.8]), round: 1)
+        #expect(tracks.label(of: 1, azimuth: 10, round: 1) == nil, "one round: no label")
+        tracks.store(id: 1, azimuth: 10, scores: Self.scores([0: 0.6]), round: 2)
+        let second = tracks.label(of: 1, azimuth: 10, round: 2)
+        #expect(second?.name == "a" && abs((second?.score ?? 0) - 0.7) < 1e-6, "two rounds averaged: \(String(describing: second))")
+        // b comes in: pooled a 0.7 → 0.7 + (0.1 − 0.7)/3 = 0.5, b 0.01 → 0.01 + (0.6 − 0.01)/3 ≈ 0.207.
+        tracks.store(id: 1, azimuth: 10, scores: Self.scores([0: 0.1, 1: 0.6]), round: 3)
+        #expect(tracks.label(of: 1, azimuth: 10, round: 3)?.name == "a")
+        // Next: a ≈ 0.367, b ≈ 0.338: b scores more than a only after a falls below b / 1.25.
+        tracks.store(id: 1, azimuth: 10, scores: Self.scores([0: 0.1, 1: 0.6]), round: 4)
+        #expect(tracks.label(of: 1, azimuth: 10, round: 4)?.name == "a", "b ≈ 0.34 is not 1.25 × a ≈ 0.37")
+        tracks.store(id: 1, azimuth: 10, scores: Self.scores([0: 0.1, 1: 0.6]), round: 5)
+        tracks.store(id: 1, azimuth: 10, scores: Self.scores([0: 0.1, 1: 0.6]), round: 6)
+        #expect(tracks.label(of: 1, azimuth: 10, round: 6)?.name == "b")
+        // Unheard for more than four rounds: the track starts again, unlabelled for a round.
+        tracks.store(id: 1, azimuth: 10, scores: Self.scores([2: 0.9]), round: 12)
+        #expect(tracks.label(of: 1, azimuth: 10, round: 12) == nil)
+        // A track whose best name scores under the floor (0.1) carries no label.
+        tracks.setListed([
+            SourceRecord(id: 1, azimuth: 10, confidence: 1, levelDBFS: -20, active: true),
+            SourceRecord(id: 5, azimuth: -60, confidence: 1, levelDBFS: -40, active: true),
+        ])
+        tracks.store(id: 5, azimuth: -60, scores: Self.scores([:], rest: 0.05), round: 13)
+        tracks.store(id: 5, azimuth: -60, scores: Self.scores([:], rest: 0.05), round: 14)
+        #expect(tracks.label(of: 5, azimuth: -60, round: 14) == nil)
+    }
+
+    @Test("tracks: a new id near a labelled track the record no longer lists takes its label; a far one does not")
+    func carryOver() {
+        let tracks = TrackLabels(classifier: FakeNamer(), capacity: 3)
+        tracks.setListed([SourceRecord(id: 1, azimuth: 30, confidence: 1, levelDBFS: -20, active: true)])
+        for round in 1...3 { tracks.store(id: 1, azimuth: 30, scores: Self.scores([3: 0.9]), round: round) }
+        tracks.setListed([
+            SourceRecord(id: 2, azimuth: 35, confidence: 1, levelDBFS: -20, active: true),
+            SourceRecord(id: 3, azimuth: -40, confidence: 1, levelDBFS: -20, active: true),
+        ])
+        #expect(tracks.label(of: 2, azimuth: 35, round: 4)?.name == "d")
+        #expect(tracks.label(of: 3, azimuth: -40, round: 4) == nil)
+    }
+
+    @Test("tracks: a steady, confident track is due every other round; a new, weak or alerting one at every round")
+    func refresh() {
+        let tracks = TrackLabels(classifier: FakeNamer(), capacity: 3)
+        tracks.setListed([SourceRecord(id: 1, azimuth: 0, confidence: 1, levelDBFS: -20, active: true)])
+        var due: [Bool] = []
+        for round in 1...10 {
+            let isDue = tracks.isDue(id: 1, round: round)
+            due.append(isDue)
+            if isDue { tracks.store(id: 1, azimuth: 0, scores: Self.scores([0: 0.9]), round: round) }
+        }
+        // Rounds 1–4 build the track (labelled from 2, steady from 4), then every other round.
+        #expect(due == [true, true, true, true, false, true, false, true, false, true], "\(due)")
+        let weak = TrackLabels(classifier: FakeNamer(), capacity: 3)
+        weak.setListed([SourceRecord(id: 1, azimuth: 0, confidence: 1, levelDBFS: -20, active: true)])
+        for round in 1...6 {
+            #expect(weak.isDue(id: 1, round: round))
+            weak.store(id: 1, azimuth: 0, scores: Self.scores([0: 0.3]), round: round)
+        }
+    }
+}
