@@ -61,9 +61,14 @@ final class OnsetDelayHistory {
 
     // MARK: - The ring of the last 96 frames
 
-    /// Per frame slot (``stride`` bins each): the mixture's magnitude, the direction (re, im)
-    /// and the held delay (seconds, NaN for none).
+    /// Per frame slot (``stride`` bins each): the mixture's magnitude (the RMS of the two
+    /// channels', for the masks), the left channel's magnitude (for the unmasked mixture's patch:
+    /// one microphone, as YAMNet was trained; the RMS of two microphones that hear a room
+    /// differently smooths the fine structure it reads, and took the glass recordings of
+    /// `Benchmarks/accuracy/labels_real.py` from 10 of 11 patches named to 2), the direction
+    /// (re, im) and the held delay (seconds, NaN for none).
     private let magnitudeRing: OwnedBuffer<Float>, directionReRing: OwnedBuffer<Float>
+    private let mixtureRing: OwnedBuffer<Float>
     private let directionImRing: OwnedBuffer<Float>, heldDelayRing: OwnedBuffer<Float>
     /// The slot the next frame goes to, and how many frames the ring holds (at most 96).
     private(set) var ringHead = 0, framesStored = 0
@@ -82,6 +87,7 @@ final class OnsetDelayHistory {
     init(array model: ArrayModel) {
         let stride = Self.stride, frames = Self.frames, bins = Self.bins
         magnitudeRing = OwnedBuffer(zeros: frames * stride)
+        mixtureRing = OwnedBuffer(zeros: frames * stride)
         directionReRing = OwnedBuffer(zeros: frames * stride)
         directionImRing = OwnedBuffer(zeros: frames * stride)
         heldDelayRing = OwnedBuffer(count: frames * stride, value: .nan)
@@ -124,6 +130,8 @@ final class OnsetDelayHistory {
     @inline(__always) func slot(ofFrame f: Int) -> Int { (ringHead + f) % Self.frames }
     /// The mixture's magnitudes of ring slot `slot` (``stride`` bins).
     @inline(__always) func magnitudes(_ slot: Int) -> UnsafeMutablePointer<Float> { magnitudeRing.pointer + slot * Self.stride }
+    /// One microphone's (the left) magnitudes of ring slot `slot`: the unmasked mixture's patch.
+    @inline(__always) func mixtureMagnitudes(_ slot: Int) -> UnsafeMutablePointer<Float> { mixtureRing.pointer + slot * Self.stride }
     /// The directions (unit vectors, re and im) of ring slot `slot`.
     @inline(__always) func directionRe(_ slot: Int) -> UnsafeMutablePointer<Float> { directionReRing.pointer + slot * Self.stride }
     @inline(__always) func directionIm(_ slot: Int) -> UnsafeMutablePointer<Float> { directionImRing.pointer + slot * Self.stride }
@@ -155,7 +163,7 @@ final class OnsetDelayHistory {
         let gridDelays = gridDelayBuffer.pointer, gridCos = gridCosBuffer.pointer, gridSin = gridSinBuffer.pointer
         let gridFit = gridFitBuffer.pointer
         let bins = Self.bins, stride = Self.stride
-        let mag = magnitudes + ringHead * stride
+        let mag = magnitudes + ringHead * stride, mix = mixtureRing.pointer + ringHead * stride
         // Power, magnitude, unit cross-spectrum and onset weight per bin.
         let zero = V(), half = V(repeating: 0.5), one = V(repeating: 1)
         let envelopeDecay = V(repeating: Self.onsetEnvelopeDecay), rise = V(repeating: Self.onsetRise)
@@ -169,6 +177,7 @@ final class OnsetDelayHistory {
             let power = half * (lr * lr + li * li + rr * rr + ri * ri)
             Self.store(power, framePowerScratch + k)
             Self.store(power.squareRoot(), mag + k)
+            Self.store((lr * lr + li * li).squareRoot(), mix + k)
             // L·R* = (lr + i·li)(rr − i·ri)
             let re = lr * rr + li * ri, im = li * rr - lr * ri
             let norm = (re * re + im * im).squareRoot()

@@ -213,13 +213,20 @@ public final class SourceLabeler: RecordLabeler {
             if count == 1 {
                 roundKind = .lone
                 if masks.foreignShare(history: history) <= Self.maximumForeignShare {
-                    masks.build(history: history, frontEnd: frontEnd, sources: 0, positions: patchPosition, mixtureAt: 0, normalised: true)
+                    // Raised to the patch level when quiet, never lowered: a lone source is the
+                    // unseparated signal (on labels_real.py's everyday sounds, lowering loud
+                    // ones named no more of them, and lifted a telephone's bell into an alarm).
+                    masks.build(
+                        history: history, frontEnd: frontEnd, sources: 0, positions: patchPosition, mixtureAt: 0,
+                        normalised: true, raiseOnly: true)
                     unmaskedLonePatches += 1
                 } else {
                     masks.build(history: history, frontEnd: frontEnd, sources: 1, positions: patchPosition, mixtureAt: -1, normalised: true)
                 }
                 batch = 1
             } else {
+                // The due sources' masked patches, and the scaled mixture's after them when it is
+                // due: one batch.
                 roundKind = .several
                 roundMixture = tracks.isBroadbandDue(round: patchNumber)
                 masks.build(

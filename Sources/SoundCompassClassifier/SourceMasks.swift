@@ -101,6 +101,7 @@ final class SourceMasks {
     private var sortScratch: UnsafeMutablePointer<Float> { sortBuffer.pointer }
     private var patchesOut: UnsafeMutablePointer<Float> { patchBuffer.pointer }
 
+
     @inline(__always) private static func load(_ p: UnsafePointer<Float>) -> V {
         UnsafeRawPointer(p).loadUnaligned(as: V.self)
     }
@@ -169,18 +170,32 @@ final class SourceMasks {
     /// built). With `normalised`, each patch's magnitudes are scaled so that its loud frames sit
     /// at ``patchLevel`` (see there). ``prepare(laterals:count:)`` must have been called for
     /// these `sources` (unless 0).
-    func build(history: OnsetDelayHistory, frontEnd: LogMelFrontEnd, sources: Int, positions: [Int], mixtureAt: Int, normalised: Bool) {
-        let melBands = YAMNet.melBands, stride = Self.stride, frames = Self.frames
-        let patchCount = sources + 1
+    ///
+    /// With `raiseOnly`, a patch is only ever raised towards the level, never lowered (the
+    /// unmasked patch of a lone source: a quiet one still reads as at any level, and a loud one
+    /// is heard as it is).
+    func build(
+        history: OnsetDelayHistory, frontEnd: LogMelFrontEnd, sources: Int, positions: [Int], mixtureAt: Int,
+        normalised: Bool, raiseOnly: Bool = false
+    ) {
+        assign(history: history, sources: sources)
+        render(
+            history: history, frontEnd: frontEnd, sources: sources, positions: positions, mixtureAt: mixtureAt,
+            normalised: normalised, raiseOnly: raiseOnly)
+    }
+
+    /// The first half of ``build(history:frontEnd:sources:positions:mixtureAt:normalised:raiseOnly:)``:
+    /// each bin of the last 96 frames to its source, and each patch's floor and per-frame power.
+    func assign(history: OnsetDelayHistory, sources: Int) {
+        let stride = Self.stride, frames = Self.frames
         let mixturePower = framePower + sources * frames
         let floorShare = Self.rejectedBinGain / Float(Self.bins).squareRoot()
-        // Pass 1: each bin's source, each patch's floor and per-frame power, for its level.
         for f in 0..<frames {
             let slot = history.slot(ofFrame: f)  // oldest first
-            let mag = history.magnitudes(slot)
+            let mag = history.magnitudes(slot), mix = history.mixtureMagnitudes(slot)
             var p = V()
             var k = 0
-            while k < stride { let m = Self.load(mag + k); p += m * m; k += 8 }
+            while k < stride { let m = Self.load(mix + k); p += m * m; k += 8 }
             mixturePower[f] = p.sum()
             if sources == 0 { continue }
             let win = winners + f * stride
@@ -209,17 +224,28 @@ final class SourceMasks {
                 framePower[j * frames + f] = ownPower + rest.sum()
             }
         }
+    }
+
+    /// The second half of ``build(history:frontEnd:sources:positions:mixtureAt:normalised:raiseOnly:)``,
+    /// after ``assign(history:sources:)`` with the same `sources`.
+    func render(
+        history: OnsetDelayHistory, frontEnd: LogMelFrontEnd, sources: Int, positions: [Int], mixtureAt: Int,
+        normalised: Bool, raiseOnly: Bool = false
+    ) {
+        let melBands = YAMNet.melBands, stride = Self.stride, frames = Self.frames
+        let patchCount = sources + 1
         for j in 0..<patchCount {
-            gains[j] = normalised ? Self.levelGain(framePowers: framePower + j * frames, scratch: sortScratch) : 1
+            let gain = normalised ? Self.levelGain(framePowers: framePower + j * frames, scratch: sortScratch) : 1
+            gains[j] = raiseOnly ? max(1, gain) : gain
         }
         // Pass 2: masked, scaled magnitudes into mel and log; the mixture's last.
         for f in 0..<frames {
             let slot = history.slot(ofFrame: f)
-            let mag = history.magnitudes(slot)
+            let mag = history.magnitudes(slot), mix = history.mixtureMagnitudes(slot)
             if mixtureAt >= 0 {
                 let g = V(repeating: gains[sources])
                 var k = 0
-                while k < stride { Self.store(g * Self.load(mag + k), masked + k); k += 8 }
+                while k < stride { Self.store(g * Self.load(mix + k), masked + k); k += 8 }
                 frontEnd.logMel(magnitudes: masked, into: patchesOut + mixtureAt * frames * melBands + f * melBands)
             }
             if sources == 0 { continue }

@@ -173,6 +173,16 @@ footer { color:var(--dim); font-size:0.8rem; text-align:center; }
     return f(b.low_hz) + "–" + f(b.high_hz) + (k ? " kHz" : " Hz");
   }
 
+  function nearestLabelled(r, az) {
+    let best = null, distance = 20;
+    for (const s of Array.isArray(r.sources) ? r.sources : []) {
+      if (!s.active || !s.label || typeof s.azimuth !== "number") continue;
+      const d = Math.abs(s.azimuth - az);
+      if (d <= distance) { distance = d; best = s; }
+    }
+    return best;
+  }
+
   function drawSources(r) {
     const g = $("srcs"), tg = $("trails");
     g.textContent = ""; tg.textContent = "";
@@ -250,8 +260,12 @@ footer { color:var(--dim); font-size:0.8rem; text-align:center; }
       $("direction").textContent = w;
       needle.setAttribute("transform", "rotate(" + az.toFixed(1) + ")");
       needle.setAttribute("opacity", (0.3 + 0.7 * Math.max(0, Math.min(1, r.confidence || 0))).toFixed(2));
-      const label = r.label ? r.label.split(",")[0] : "";
-      $("label").textContent = label ? label + (typeof r.label_score === "number" ? " (" + Math.round(r.label_score * 100) + " %)" : "") : "";
+      // What is at the bearing: the label of the heard source nearest it (within 20°); the
+      // record's own label (the whole mixture's) only when no source is tracked.
+      const named = nearestLabelled(r, az);
+      const label = named ? named.label.split(",")[0] : (Array.isArray(r.sources) || !r.label ? "" : r.label.split(",")[0]);
+      const score = named ? named.label_score : r.label_score;
+      $("label").textContent = label ? label + (typeof score === "number" ? " (" + Math.round(score * 100) + " %)" : "") : "";
       const spoken = (label || "sound") + ", " + w;
       speak(spoken, false);
       if (spoken !== lastAnnounced && now - lastAnnounce > 1500) {

@@ -7,9 +7,9 @@ The sounds are recordings, not synthesis, from Debian packages that scripts/inst
 installs (nothing is committed): the talker is the voice of alsa-utils'
 /usr/share/sounds/alsa/*.wav (nine announcements, 48 kHz, GPL-2+), the alarm is
 sound-theme-freedesktop's alarm-clock-elapsed.oga (a recorded alarm clock, 48 kHz, CC-BY-SA-3.0,
-"Tim/corsica_s"). The talker speaks from 0 to 4 s and from 8 s on, the alarm rings from 5 s
-to about 11 s: it starts in the talker's pause, as an alarm clock goes off in a lull of a
-conversation, and rings on beside the talker once the talker speaks again. Both are placed in the free field by exact fractional delays (the same geometry
+"Tim/corsica_s"). The alarm rings from 5 s to about 11 s (the first seconds are quiet, so that
+a browser opened at the start sees it begin), and the talker starts speaking at 7.5 s, over it
+and on after it: an alarm clock goes off in a quiet room and someone talks. Both are placed in the free field by exact fractional delays (the same geometry
 as `soundcompass synth`: a spaced pair, a source on the right reaches the right microphone
 first), the alarm 6 dB above the talker (levels over the samples within 30 dB of each sound's
 peak), with seeded sensor noise 40 dB below the talker. Writes 48 kHz stereo float WAV, and
@@ -75,7 +75,7 @@ def rms(x):
     return float(np.sqrt(np.mean(np.square(x)))) if len(x) else 0.0
 
 
-def make(output, alarm_azimuth=45.0, talker_azimuth=-40.0, seconds=14.0):
+def make(output, alarm_azimuth=45.0, talker_azimuth=-40.0, seconds=16.0):
     length = int(seconds * RATE)
     voices = [read_sound(p) for p in sorted(glob.glob(VOICES))]
     if not voices:
@@ -85,13 +85,13 @@ def make(output, alarm_azimuth=45.0, talker_azimuth=-40.0, seconds=14.0):
     while len(talk) < length:
         talk = np.concatenate([talk, talk])
     talk = talk[:length]
-    # The talker pauses from 4 to 8 s (20 ms fades).
-    pause = np.ones(length)
+    # The talker starts at 3.5 s (a 20 ms fade in).
+    talker_start = 7.5
+    gate = np.zeros(length)
     fade = int(0.02 * RATE)
-    pause[int(4 * RATE):int(8 * RATE)] = 0
-    pause[int(4 * RATE) - fade:int(4 * RATE)] = np.linspace(1, 0, fade)
-    pause[int(8 * RATE):int(8 * RATE) + fade] = np.linspace(0, 1, fade)
-    talk *= pause
+    gate[int(talker_start * RATE):] = 1
+    gate[int(talker_start * RATE):int(talker_start * RATE) + fade] = np.linspace(0, 1, fade)
+    talk = np.roll(talk, int(talker_start * RATE)) * gate
     # The voices' level while speaking: RMS over the samples within 30 dB of the peak envelope.
     talk *= 0.05 / rms(talk[np.abs(talk) > 0.03 * np.abs(talk).max()])
     alarm = read_sound(ALARM)
@@ -103,7 +103,7 @@ def make(output, alarm_azimuth=45.0, talker_azimuth=-40.0, seconds=14.0):
     stereo = np.stack([left_t + left_a + noise[0], right_t + right_a + noise[1]], axis=1).astype(np.float32)
     write_float_wav(output, stereo)
     truth = {"talker_azimuth": talker_azimuth, "alarm_azimuth": alarm_azimuth, "alarm_start": alarm_start,
-             "alarm_end": alarm_start + len(alarm) / RATE, "talker_pause": [4.0, 8.0], "seconds": seconds}
+             "alarm_end": alarm_start + len(alarm) / RATE, "talker_start": talker_start, "seconds": seconds}
     return truth
 
 
@@ -126,7 +126,7 @@ def main():
     parser.add_argument("output")
     parser.add_argument("--alarm-azimuth", type=float, default=45.0)
     parser.add_argument("--talker-azimuth", type=float, default=-40.0)
-    parser.add_argument("--seconds", type=float, default=14.0)
+    parser.add_argument("--seconds", type=float, default=16.0)
     args = parser.parse_args()
     truth = make(args.output, args.alarm_azimuth, args.talker_azimuth, args.seconds)
     print(json.dumps(truth))

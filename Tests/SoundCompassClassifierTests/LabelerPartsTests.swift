@@ -91,20 +91,28 @@ struct LabelerPartsTests {
         #expect(abs(median - expected) <= 15e-6, "median held delay \(median * 1e6) µs, expected \(expected * 1e6) µs")
     }
 
-    @Test("masks: a lone listed source beside a louder unlisted one finds most energy foreign; listed where the loud one is, little")
-    func foreignShare() throws {
+    /// Five bursts of `first` at +30° and of `second` at −40°, 0.15 s later (onsets apart), every
+    /// 0.4 s, fed to a history, with the frames and masks beside it.
+    static func bursts(
+        _ first: (SourceSignal, level: Double), _ second: (SourceSignal, level: Double)
+    ) throws -> (frames: StereoFrames16k, history: OnsetDelayHistory, masks: SourceMasks) {
         let configuration = AnalysisConfiguration(sampleRate: Self.rate)
         let frames = try StereoFrames16k(sampleRate: Self.rate)
         let history = OnsetDelayHistory(array: configuration.array)
-        let masks = SourceMasks(array: configuration.array, capacity: 3)
-        // Noise bursts (onsets every 0.4 s) at +30°, 10 dB above noise bursts at −40°.
         var sources: [Source] = []
         for k in 0..<5 {
             let t = 0.1 + 0.4 * Double(k)
-            sources.append(Source(.whiteNoise, azimuth: 30, start: t, end: t + 0.3, levelDBFS: -20, seed: UInt64(10 + k)))
-            sources.append(Source(.whiteNoise, azimuth: -40, start: t + 0.15, end: t + 0.35, levelDBFS: -30, seed: UInt64(20 + k)))
+            sources.append(Source(first.0, azimuth: 30, start: t, end: t + 0.3, levelDBFS: first.level, seed: UInt64(10 + k)))
+            sources.append(Source(second.0, azimuth: -40, start: t + 0.15, end: t + 0.35, levelDBFS: second.level, seed: UInt64(20 + k)))
         }
         Self.feed(Self.scene(sources, seconds: 2.1), frames: frames, history: history)
+        return (frames, history, SourceMasks(array: configuration.array, capacity: 3))
+    }
+
+    @Test("masks: a lone listed source beside a louder unlisted one finds most energy foreign; listed where the loud one is, little")
+    func foreignShare() throws {
+        // Noise bursts at +30°, 10 dB above noise bursts at −40°.
+        let (_, history, masks) = try Self.bursts((.whiteNoise, -20), (.whiteNoise, -30))
         masks.prepare(laterals: [sin(-40 * Double.pi / 180)], count: 1)
         let quiet = masks.foreignShare(history: history)
         masks.prepare(laterals: [sin(30 * Double.pi / 180)], count: 1)
@@ -115,18 +123,8 @@ struct LabelerPartsTests {
 
     @Test("masks: two listed sources get different patches, each scaled to the patch level; the mixture's is the unmasked one")
     func patches() throws {
-        let configuration = AnalysisConfiguration(sampleRate: Self.rate)
-        let frames = try StereoFrames16k(sampleRate: Self.rate)
-        let history = OnsetDelayHistory(array: configuration.array)
-        let masks = SourceMasks(array: configuration.array, capacity: 3)
-        // A 500 Hz tone burst train at −40° and a 3 kHz one at +30°, onsets apart.
-        var sources: [Source] = []
-        for k in 0..<5 {
-            let t = 0.1 + 0.4 * Double(k)
-            sources.append(Source(.tone(500), azimuth: -40, start: t, end: t + 0.3, levelDBFS: -25, seed: 1))
-            sources.append(Source(.tone(3000), azimuth: 30, start: t + 0.15, end: t + 0.35, levelDBFS: -25, seed: 2))
-        }
-        Self.feed(Self.scene(sources, seconds: 2.1), frames: frames, history: history)
+        // A 3 kHz tone burst train at +30° and a 500 Hz one at −40°, onsets apart.
+        let (frames, history, masks) = try Self.bursts((.tone(3000), -25), (.tone(500), -25))
         masks.prepare(laterals: [sin(-40 * Double.pi / 180), sin(30 * Double.pi / 180)], count: 2)
         masks.build(history: history, frontEnd: frames.frontEnd, sources: 2, positions: [0, 1], mixtureAt: 2, normalised: true)
         let size = YAMNet.patchFrames * YAMNet.melBands

@@ -131,12 +131,12 @@ extension RecordWriter {
     /// Columns of the label cell of a text line with labels.
     static let labelColumns = 14
 
-    /// The record's label in ``labelColumns`` columns ("  Speech      ", cut to fit; "  -" before
-    /// the first patch).
+    /// The label at the record's bearing (``AnalysisRecord/labelAtBearing``) in
+    /// ``labelColumns`` columns ("  Speech      ", cut to fit; "  -" when there is none).
     private func appendLabelText(_ r: AnalysisRecord) {
         let start = lineColumns
         appendStatic("  ")
-        if let label = r.label {
+        if let label = r.labelAtBearing {
             var taken = 0
             for scalar in label.name.unicodeScalars where taken < Self.labelColumns - 3 {
                 if scalar.value < 128 { line.append(UInt8(scalar.value)) } else { line.append(UInt8(ascii: "?")) }

@@ -126,7 +126,7 @@ package final class TerminalCompass {
         }
         confidence = record.confidence
         level = record.levelDBFS
-        soundName = record.label?.name ?? ""
+        soundName = record.labelAtBearing?.name ?? ""
         alertAzimuth = record.alertAzimuth
         if record.alertAzimuth != nil {
             alertName = record.alertSource != 0
