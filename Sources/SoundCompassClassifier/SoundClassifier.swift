@@ -17,9 +17,9 @@ public final class SoundClassifier {
     public let alerts: [(name: String, classes: [Int])]
     /// A class alerts when it is among the three best of all 521 with at least this score, or
     /// scores at least ``alertStrongScore`` wherever it ranks. Scores are a track's pooled ones
-    /// (``SourceLabeler``). 0.2, not 0.1: on `Benchmarks/accuracy/labels_real.py`'s everyday
-    /// sounds beside a talker 0.1 raised 12 false alerts per 10 minutes and 0.2 none, with the
-    /// same alerts on the sirens and horns alone.
+    /// (``SourceLabeler``). 0.15, not 0.1: on `Benchmarks/accuracy/labels_real.py`'s everyday
+    /// sounds beside a talker 0.1 raised 12 false alerts per 10 minutes and 0.15 none (0.3
+    /// leaves 2.4 per 10 minutes alone, but alerts fewer of the sirens and horns alone).
     public static let alertMinimumScore: Float = 0.15
     /// See ``alertMinimumScore``.
     public static let alertStrongScore: Float = 0.5

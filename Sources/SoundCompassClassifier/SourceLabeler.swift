@@ -200,8 +200,10 @@ public final class SourceLabeler: RecordLabeler {
             roundKind = .silence
             masks.build(history: history, frontEnd: frontEnd, sources: 0, positions: patchPosition, mixtureAt: 0, normalised: false)
             batch = 1
-        } else if roundCount == 0 && (count == 1 || !tracks.isBroadbandDue(round: patchNumber)) {
-            // Every heard source is steady and was classified at the round before.
+        } else if roundCount == 0
+            && (count == 1 || configuration.array.kind == .coincident || !tracks.isBroadbandDue(round: patchNumber)) {
+            // Every heard source is steady and was classified at the round before (and the
+            // mixture too, or there is none to classify apart: a coincident pair).
             roundsRested += 1
             return
         } else if configuration.array.kind == .coincident {
