@@ -33,7 +33,7 @@ final class OnsetDelayHistory {
     static let stride = StereoFrames16k.stride
     /// Frames kept: one patch (0.96 s).
     static let frames = YAMNet.patchFrames
-    private typealias V = SIMD8<Float>
+    private typealias V = FloatLanes.V
 
     // MARK: - Constants
 
@@ -138,16 +138,6 @@ final class OnsetDelayHistory {
     /// The held delays (seconds; NaN for none) of ring slot `slot`.
     @inline(__always) func heldDelays(_ slot: Int) -> UnsafeMutablePointer<Float> { heldDelayRing.pointer + slot * Self.stride }
 
-    @inline(__always) private static func load(_ p: UnsafePointer<Float>) -> V {
-        UnsafeRawPointer(p).loadUnaligned(as: V.self)
-    }
-    @inline(__always) private static func store(_ v: V, _ p: UnsafeMutablePointer<Float>) {
-        UnsafeMutableRawPointer(p).storeBytes(of: v, as: V.self)
-    }
-    /// min and max as compare-and-blend (the generic `pointwiseMin` is not inlined).
-    @inline(__always) private static func vmin(_ x: V, _ y: V) -> V { x.replacing(with: y, where: y .< x) }
-    @inline(__always) private static func vmax(_ x: V, _ y: V) -> V { x.replacing(with: y, where: y .> x) }
-
     /// Takes in one 10 ms frame: each bin's onset evidence, direction and held delay into the ring.
     /// - Parameters:
     ///   - spectrumLeft: the left channel's spectrum, interleaved complex, ``stride`` bins.
@@ -175,19 +165,19 @@ final class OnsetDelayHistory {
             let r16 = rawRight.loadUnaligned(fromByteOffset: byteOffset, as: SIMD16<Float>.self)
             let lr = l16.evenHalf, li = l16.oddHalf, rr = r16.evenHalf, ri = r16.oddHalf
             let power = half * (lr * lr + li * li + rr * rr + ri * ri)
-            Self.store(power, framePowerScratch + k)
-            Self.store(power.squareRoot(), mag + k)
-            Self.store((lr * lr + li * li).squareRoot(), mix + k)
+            FloatLanes.store(power, framePowerScratch + k)
+            FloatLanes.store(power.squareRoot(), mag + k)
+            FloatLanes.store((lr * lr + li * li).squareRoot(), mix + k)
             // L·R* = (lr + i·li)(rr − i·ri)
             let re = lr * rr + li * ri, im = li * rr - lr * ri
             let norm = (re * re + im * im).squareRoot()
             let inverse = (one / norm).replacing(with: 0, where: .!(norm .> zero))
-            Self.store(re * inverse, unitRe + k)
-            Self.store(im * inverse, unitIm + k)
-            let reference = envelopeDecay * Self.load(envelope + k)
+            FloatLanes.store(re * inverse, unitRe + k)
+            FloatLanes.store(im * inverse, unitIm + k)
+            let reference = envelopeDecay * FloatLanes.load(envelope + k)
             let weight = power - rise * reference
-            Self.store(Self.vmax(power, reference), envelope + k)
-            Self.store(weight.replacing(with: 0, where: .!(weight .> zero)), onsetWeight + k)
+            FloatLanes.store(FloatLanes.max(power, reference), envelope + k)
+            FloatLanes.store(weight.replacing(with: 0, where: .!(weight .> zero)), onsetWeight + k)
             k += 8
         }
         var onsetCount = 0
@@ -200,14 +190,14 @@ final class OnsetDelayHistory {
         if onsetCount > 0 {
             let gridStride = Self.gridStride
             var g = 0
-            while g < gridStride { Self.store(V(), gridFit + g); g += 8 }
+            while g < gridStride { FloatLanes.store(V(), gridFit + g); g += 8 }
             for i in 0..<onsetCount {
                 let k = Int(onsetBins[i])
                 let x = V(repeating: onsetWeight[k] * unitRe[k]), y = V(repeating: onsetWeight[k] * unitIm[k])
                 let c = gridCos + k * gridStride, sn = gridSin + k * gridStride
                 g = 0
                 while g < gridStride {
-                    Self.store(Self.load(gridFit + g) + x * Self.load(c + g) + y * Self.load(sn + g), gridFit + g)
+                    FloatLanes.store(FloatLanes.load(gridFit + g) + x * FloatLanes.load(c + g) + y * FloatLanes.load(sn + g), gridFit + g)
                     g += 8
                 }
             }
@@ -223,7 +213,7 @@ final class OnsetDelayHistory {
         let decay = V(repeating: Self.evidenceDecay)
         k = 0
         while k < stride {
-            Self.store(decay * Self.load(delayWeight + k), delayWeight + k)
+            FloatLanes.store(decay * FloatLanes.load(delayWeight + k), delayWeight + k)
             k += 8
         }
         if event >= 0 {
@@ -251,31 +241,31 @@ final class OnsetDelayHistory {
         let held = heldDelays + ringHead * stride
         k = 0
         while k < stride {
-            let power = Self.load(framePowerScratch + k), onset = Self.load(onsetWeight + k)
-            let ux = Self.load(unitRe + k), uy = Self.load(unitIm + k)
-            var hx = decay * Self.load(phaseRe + k) + onset * ux
-            var hy = decay * Self.load(phaseIm + k) + onset * uy
-            var hw = decay * Self.load(phaseWeight + k) + onset
+            let power = FloatLanes.load(framePowerScratch + k), onset = FloatLanes.load(onsetWeight + k)
+            let ux = FloatLanes.load(unitRe + k), uy = FloatLanes.load(unitIm + k)
+            var hx = decay * FloatLanes.load(phaseRe + k) + onset * ux
+            var hy = decay * FloatLanes.load(phaseIm + k) + onset * uy
+            var hw = decay * FloatLanes.load(phaseWeight + k) + onset
             let cap = ceiling * power
             let over = hw .> cap
             let scale = (cap / hw).replacing(with: 1, where: .!over)
             hx *= scale; hy *= scale
             hw.replace(with: cap, where: over)
-            var dw = Self.vmin(Self.load(delayWeight + k), cap)
+            var dw = FloatLanes.min(FloatLanes.load(delayWeight + k), cap)
             // Released when the power has fallen far below its peak since the delay was taken.
-            var peak = Self.vmax(Self.load(heldPeak + k), power)
+            var peak = FloatLanes.max(FloatLanes.load(heldPeak + k), power)
             let released = power .< release * peak
             dw.replace(with: 0, where: released)
             peak.replace(with: 0, where: released)
-            Self.store(hx, phaseRe + k); Self.store(hy, phaseIm + k); Self.store(hw, phaseWeight + k)
-            Self.store(dw, delayWeight + k)
-            Self.store(peak, heldPeak + k)
+            FloatLanes.store(hx, phaseRe + k); FloatLanes.store(hy, phaseIm + k); FloatLanes.store(hw, phaseWeight + k)
+            FloatLanes.store(dw, delayWeight + k)
+            FloatLanes.store(peak, heldPeak + k)
             let dx = hx + current * power * ux, dy = hy + current * power * uy
             let dn = (dx * dx + dy * dy).squareRoot()
             let inverse = (one / dn).replacing(with: 0, where: .!(dn .> zero))
-            Self.store(dx * inverse, dirRe + k)
-            Self.store(dy * inverse, dirIm + k)
-            Self.store(Self.load(delayHeld + k).replacing(with: none, where: .!((dw .> zero) .& (dw .>= dn))), held + k)
+            FloatLanes.store(dx * inverse, dirRe + k)
+            FloatLanes.store(dy * inverse, dirIm + k)
+            FloatLanes.store(FloatLanes.load(delayHeld + k).replacing(with: none, where: .!((dw .> zero) .& (dw .>= dn))), held + k)
             k += 8
         }
         ringHead = (ringHead + 1) % Self.frames

@@ -24,7 +24,7 @@ final class SourceMasks {
     static let bins = StereoFrames16k.bins
     static let stride = StereoFrames16k.stride
     static let frames = YAMNet.patchFrames
-    private typealias V = SIMD8<Float>
+    private typealias V = FloatLanes.V
 
     // MARK: - Constants
 
@@ -101,15 +101,6 @@ final class SourceMasks {
     private var sortScratch: UnsafeMutablePointer<Float> { sortBuffer.pointer }
     private var patchesOut: UnsafeMutablePointer<Float> { patchBuffer.pointer }
 
-
-    @inline(__always) private static func load(_ p: UnsafePointer<Float>) -> V {
-        UnsafeRawPointer(p).loadUnaligned(as: V.self)
-    }
-    @inline(__always) private static func store(_ v: V, _ p: UnsafeMutablePointer<Float>) {
-        UnsafeMutableRawPointer(p).storeBytes(of: v, as: V.self)
-    }
-    @inline(__always) private static func vmin(_ x: V, _ y: V) -> V { x.replacing(with: y, where: y .< x) }
-
     /// Each heard source's delay and expected rotation e^{iωτ} per bin, and the bins where two
     /// heard sources' phases cannot be told apart (above their first parting).
     /// - Parameters:
@@ -152,10 +143,10 @@ final class SourceMasks {
             assignBins(history: history, slot: slot, sources: 1, into: win)
             var k = 0
             while k < stride {
-                let m = Self.load(mag + k)
+                let m = FloatLanes.load(mag + k)
                 let power = m * m
                 total += power
-                foreign += power.replacing(with: 0, where: .!(Self.load(win + k) .== none))
+                foreign += power.replacing(with: 0, where: .!(FloatLanes.load(win + k) .== none))
                 k += 8
             }
         }
@@ -186,7 +177,7 @@ final class SourceMasks {
 
     /// The first half of ``build(history:frontEnd:sources:positions:mixtureAt:normalised:raiseOnly:)``:
     /// each bin of the last 96 frames to its source, and each patch's floor and per-frame power.
-    func assign(history: OnsetDelayHistory, sources: Int) {
+    private func assign(history: OnsetDelayHistory, sources: Int) {
         let stride = Self.stride, frames = Self.frames
         let mixturePower = framePower + sources * frames
         let floorShare = Self.rejectedBinGain / Float(Self.bins).squareRoot()
@@ -195,7 +186,7 @@ final class SourceMasks {
             let mag = history.magnitudes(slot), mix = history.mixtureMagnitudes(slot)
             var p = V()
             var k = 0
-            while k < stride { let m = Self.load(mix + k); p += m * m; k += 8 }
+            while k < stride { let m = FloatLanes.load(mix + k); p += m * m; k += 8 }
             mixturePower[f] = p.sum()
             if sources == 0 { continue }
             let win = winners + f * stride
@@ -205,8 +196,8 @@ final class SourceMasks {
                 var sum = V()
                 var k = 0
                 while k < stride {
-                    let m = Self.load(mag + k)
-                    let mine = Self.load(win + k) .== own
+                    let m = FloatLanes.load(mag + k)
+                    let mine = FloatLanes.load(win + k) .== own
                     sum += (m * m).replacing(with: 0, where: .!mine)
                     k += 8
                 }
@@ -215,8 +206,8 @@ final class SourceMasks {
                 var rest = V()
                 k = 0
                 while k < stride {
-                    let m = Self.vmin(Self.load(mag + k), floor)
-                    let mine = Self.load(win + k) .== own
+                    let m = FloatLanes.min(FloatLanes.load(mag + k), floor)
+                    let mine = FloatLanes.load(win + k) .== own
                     rest += (m * m).replacing(with: 0, where: mine)
                     k += 8
                 }
@@ -228,7 +219,7 @@ final class SourceMasks {
 
     /// The second half of ``build(history:frontEnd:sources:positions:mixtureAt:normalised:raiseOnly:)``,
     /// after ``assign(history:sources:)`` with the same `sources`.
-    func render(
+    private func render(
         history: OnsetDelayHistory, frontEnd: LogMelFrontEnd, sources: Int, positions: [Int], mixtureAt: Int,
         normalised: Bool, raiseOnly: Bool = false
     ) {
@@ -245,7 +236,7 @@ final class SourceMasks {
             if mixtureAt >= 0 {
                 let g = V(repeating: gains[sources])
                 var k = 0
-                while k < stride { Self.store(g * Self.load(mix + k), masked + k); k += 8 }
+                while k < stride { FloatLanes.store(g * FloatLanes.load(mix + k), masked + k); k += 8 }
                 frontEnd.logMel(magnitudes: masked, into: patchesOut + mixtureAt * frames * melBands + f * melBands)
             }
             if sources == 0 { continue }
@@ -255,9 +246,9 @@ final class SourceMasks {
                 let own = V(repeating: Float(j))
                 var k = 0
                 while k < stride {
-                    let m = Self.load(mag + k)
-                    let mine = Self.load(win + k) .== own
-                    Self.store(g * Self.vmin(m, floor).replacing(with: m, where: mine), masked + k)
+                    let m = FloatLanes.load(mag + k)
+                    let mine = FloatLanes.load(win + k) .== own
+                    FloatLanes.store(g * FloatLanes.min(m, floor).replacing(with: m, where: mine), masked + k)
                     k += 8
                 }
                 frontEnd.logMel(magnitudes: masked, into: patchesOut + positions[j] * frames * melBands + f * melBands)
@@ -276,17 +267,17 @@ final class SourceMasks {
             // One source: every bin but those holding a delay far from its own.
             let own = V(repeating: sourceDelays[0])
             while k < stride {
-                let difference = Self.load(held + k) - own
+                let difference = FloatLanes.load(held + k) - own
                 let far = (difference .> tolerance) .| (-difference .> tolerance)
-                Self.store(V().replacing(with: minusOne, where: far), win + k)
+                FloatLanes.store(V().replacing(with: minusOne, where: far), win + k)
                 k += 8
             }
             return
         }
         while k < stride {
-            let delay = Self.load(held + k)
+            let delay = FloatLanes.load(held + k)
             let isHeld = delay .== delay  // not NaN
-            let x = Self.load(dirRe + k), y = Self.load(dirIm + k)
+            let x = FloatLanes.load(dirRe + k), y = FloatLanes.load(dirIm + k)
             // Held delays: the nearest source's, if near enough; the others: the best phase fit.
             var nearest = minusOne, nearestDistance = tolerance
             var fitted = V(), bestFit = V(repeating: -2), fittedAmbiguous = V()
@@ -297,15 +288,15 @@ final class SourceMasks {
                 let nearer = distance .<= nearestDistance
                 nearest.replace(with: index, where: nearer)
                 nearestDistance.replace(with: distance, where: nearer)
-                let fit = x * Self.load(rotationRe + j * stride + k) + y * Self.load(rotationIm + j * stride + k)
+                let fit = x * FloatLanes.load(rotationRe + j * stride + k) + y * FloatLanes.load(rotationIm + j * stride + k)
                 let better = fit .> bestFit
                 fitted.replace(with: index, where: better)
                 bestFit.replace(with: fit, where: better)
-                fittedAmbiguous.replace(with: Self.load(ambiguous + j * stride + k), where: better)
+                fittedAmbiguous.replace(with: FloatLanes.load(ambiguous + j * stride + k), where: better)
             }
             fitted.replace(with: minusOne, where: fittedAmbiguous .> V())
             let chosen = fitted.replacing(with: nearest, where: isHeld)
-            Self.store(chosen, win + k)
+            FloatLanes.store(chosen, win + k)
             k += 8
         }
     }

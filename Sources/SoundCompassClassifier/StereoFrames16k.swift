@@ -10,7 +10,7 @@ final class StereoFrames16k {
     /// vectors of 8 (the bins past 257 stay zero).
     static let bins = LogMelFrontEnd.binCount
     static let stride = (bins + 7) / 8 * 8
-    private typealias V = SIMD8<Float>
+    private typealias V = FloatLanes.V
 
     /// The front end (its window, FFT and mel weights).
     let frontEnd = LogMelFrontEnd()
@@ -49,8 +49,8 @@ final class StereoFrames16k {
             var i = 0
             if let l = left.baseAddress, let r = right.baseAddress {
                 while i + 8 <= take {
-                    Self.store(Self.cleaned(Self.load(l + index + i)), clean.left + i)
-                    Self.store(Self.cleaned(Self.load(r + index + i)), clean.right + i)
+                    FloatLanes.store(Self.cleaned(FloatLanes.load(l + index + i)), clean.left + i)
+                    FloatLanes.store(Self.cleaned(FloatLanes.load(r + index + i)), clean.right + i)
                     i += 8
                 }
             }
@@ -88,17 +88,9 @@ final class StereoFrames16k {
         }
     }
 
-    @inline(__always) private static func load(_ p: UnsafePointer<Float>) -> V {
-        UnsafeRawPointer(p).loadUnaligned(as: V.self)
-    }
-    @inline(__always) private static func store(_ v: V, _ p: UnsafeMutablePointer<Float>) {
-        UnsafeMutableRawPointer(p).storeBytes(of: v, as: V.self)
-    }
     /// Finite samples clamped to ±1e4, the others 0.
     @inline(__always) private static func cleaned(_ x: V) -> V {
         let limit = V(repeating: 1e4)
-        let low = x.replacing(with: limit, where: limit .< x)
-        let clamped = low.replacing(with: -limit, where: -limit .> low)
-        return clamped.replacing(with: 0, where: .!((x - x) .== V()))
+        return FloatLanes.max(FloatLanes.min(x, limit), -limit).replacing(with: 0, where: .!((x - x) .== V()))
     }
 }
