@@ -77,6 +77,7 @@ NOISE_DB = 40.0                   # sensor noise below the rendered source
 MATCH = 15.0                      # a record's source within this of the truth locates it
 ALERT_NAMES = "siren,alarm,horn"
 ALERT_LATENCY = 1.5
+BANNER_HOLD = 3.0                 # the page holds an alert banner this long (CompassPage.swift)
 ALERT_BEARING = 10.0
 SPEECH = set(D.ACCEPTABLE["speech"])
 
@@ -260,6 +261,19 @@ def alert_events(records, start=0.0):
     return events
 
 
+def banners(records):
+    """How many alert banners the `--serve` page raises for these records: it holds a banner
+    BANNER_HOLD seconds after the last alerting record, so an alert event within that time of
+    the previous alerting record raises no new one (nor a new vibration or spoken alert)."""
+    count, last = 0, None
+    for r in records:
+        if r.get("alert"):
+            if last is None or r["time"] - last > BANNER_HOLD:
+                count += 1
+            last = r["time"]
+    return count
+
+
 def onset_alert(records, azimuth):
     """The first alert within ALERT_LATENCY of the onset with a bearing within ALERT_BEARING."""
     for r in records:
@@ -305,6 +319,7 @@ def evaluate(task):
         if alerts:
             alerted = soundcompass(p, alert=True)
             scene["events"] = [(r["time"], r["alert"]["label"], r["alert"]["azimuth"]) for r in alert_events(alerted)]
+            scene["banners"] = banners(alerted)
             scene["onset_alert"] = onset_alert(alerted, az)
         result["scenes"][kind] = scene
     if tmp:
@@ -391,8 +406,10 @@ def print_alerts(results):
         by_label = collections.Counter(e[1] for _, e in events)
         at_talker = sum(kind == "beside" and abs(e[2] - r["talker_azimuth"]) <= MATCH for r, e in events)
         at_source = sum(abs(e[2] - r["azimuth"]) <= MATCH for r, e in events)
+        raised = sum(r["scenes"][kind]["banners"] for r in quiet)
         print(f"false alert events, other classes {name}: {len(events)} in {seconds / 60:.1f} min = "
-              f"{600 * len(events) / seconds:.1f} per 10 min; raised on: "
+              f"{600 * len(events) / seconds:.1f} per 10 min ({raised} banners on the page = "
+              f"{600 * raised / seconds:.1f} per 10 min); raised on: "
               + (", ".join(f"{c} {k}" for c, k in by_class.most_common()) or "none")
               + (f"; as: {', '.join(f'{c} {k}' for c, k in by_label.most_common())}" if events else "")
               + (f"; at the source {at_source}" + (f", at the talker {at_talker}" if kind == "beside" else "")

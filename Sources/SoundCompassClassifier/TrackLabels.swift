@@ -4,8 +4,10 @@ import SoundCompassEngine
 /// classifier (``SoundClassifier`` in use; a stand-in in the tests, which need no model).
 protocol ScoreNaming: AnyObject {
     /// The label of `scores` (``YAMNet/classCount`` of them); `favoured` ranks as if its score
-    /// were `margin` times what it is; `best` is set to the reported name's index.
-    func label(scores: UnsafePointer<Float>, favouring favoured: Int, by margin: Float, best: inout Int) -> SoundLabel
+    /// were `margin` times what it is; `alerting`: whether the owner's previous label alerted
+    /// (an alert holds on weaker evidence than it starts on); `best` is set to the reported
+    /// name's index.
+    func label(scores: UnsafePointer<Float>, favouring favoured: Int, by margin: Float, alerting: Bool, best: inout Int) -> SoundLabel
 }
 
 extension SoundClassifier: ScoreNaming {}
@@ -126,7 +128,8 @@ final class TrackLabels {
         }
         Self.pool(current, into: pooled, rounds: rounds[s])
         var best = favoured[s]
-        let label = classifier.label(scores: pooled, favouring: best, by: Self.switchMargin, best: &best)
+        let alerting = rounds[s] > 1 && labels[s]?.alert == true
+        let label = classifier.label(scores: pooled, favouring: best, by: Self.switchMargin, alerting: alerting, best: &best)
         steady[s] = best == favoured[s] ? steady[s] + 1 : 0
         favoured[s] = best
         labels[s] = rounds[s] >= Self.establishedRounds ? Self.reported(label) : nil
@@ -141,8 +144,10 @@ final class TrackLabels {
         Self.pool(current, into: broadbandScores.pointer, rounds: broadbandRounds)
         broadbandRound = round
         var best = recent ? broadbandFavoured : -1
+        let alerting = recent && broadbandLabel?.alert == true
         broadbandLabel = Self.reported(
-            classifier.label(scores: broadbandScores.pointer, favouring: best, by: Self.switchMargin, best: &best))
+            classifier.label(
+                scores: broadbandScores.pointer, favouring: best, by: Self.switchMargin, alerting: alerting, best: &best))
         broadbandSteady = recent && best == broadbandFavoured ? broadbandSteady + 1 : 0
         broadbandFavoured = best
     }

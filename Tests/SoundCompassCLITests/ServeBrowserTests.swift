@@ -47,34 +47,34 @@ import TestSupport
         print(result.stdout, terminator: "")
     }
 
-    /// Real recordings (Tests/Browser/real_scene.py: alsa-utils' voice at −40°, a recorded alarm
-    /// clock at +45° from sound-theme-freedesktop) served with `--classify --alert`: the page's
-    /// alert banner names the alarm and its side, and the sources list shows each source's label
-    /// beside its bearing (issue 44).
+    /// Real recordings (Tests/Browser/real_scene.py: alsa-utils' voice at −40°, a recorded police
+    /// siren at +45° from scorched3d-data) served with `--classify --alert`: the page's alert
+    /// banner names the siren and its side, and the sources list shows each source's label beside
+    /// its bearing (issue 44).
     @Test(
-        "a browser shows what the sound is: an alarm beside a talker raises the banner 'Alarm on your right', each source labelled",
+        "a browser shows what the sound is: a siren beside a talker raises the banner 'Siren on your right', each source labelled",
         .enabled(
             if: availableOrOnCI(browserAvailable && Self.realSoundsAvailable && classifierModelFetched),
-            "needs chromium, chromium-driver, selenium, numpy, sound-theme-freedesktop, alsa-utils and the model (scripts/install-deps, scripts/fetch-model)"))
+            "needs chromium, chromium-driver, selenium, numpy, scorched3d-data, alsa-utils and the model (scripts/install-deps, scripts/fetch-model)"))
     func labelsAndAlertInChromium() throws {
         try #require(Self.browserAvailable, "chromium, chromedriver or selenium missing")
-        try #require(Self.realSoundsAvailable, "numpy, sound-theme-freedesktop or alsa-utils' voices missing")
+        try #require(Self.realSoundsAvailable, "numpy, scorched3d-data's siren or alsa-utils' voices missing")
         let directory = TemporaryDirectory()
-        let screenshot = directory.path("serve-alarm.png")
+        let screenshot = directory.path("serve-siren.png")
         let result = try CLI.runExecutable(
             URL(fileURLWithPath: Self.python.hasPrefix("/") ? Self.python : "/usr/bin/env"),
             (Self.python.hasPrefix("/") ? [] : [Self.python])
                 + [Self.root.appendingPathComponent("Tests/Browser/compass_page.py").path, CLI.executable.path, screenshot,
-                   "--alarm"])
+                   "--siren"])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
-        #expect(result.stdout.contains("alert banner '⚠ Alarm on your right'"), "\(result.stdout)")
+        #expect(result.stdout.contains("alert banner '⚠ Siren on your right'"), "\(result.stdout)")
         #expect(FileManager.default.fileExists(atPath: screenshot))
         print(result.stdout, terminator: "")
     }
 
     /// The recordings real_scene.py reads, and numpy in the test's Python.
     static let realSoundsAvailable: Bool = {
-        guard FileManager.default.fileExists(atPath: "/usr/share/sounds/freedesktop/stereo/alarm-clock-elapsed.oga"),
+        guard FileManager.default.fileExists(atPath: "/usr/share/games/scorched3d/data/globalmods/apoc/data/wav/misc/policecar.wav"),
             FileManager.default.fileExists(atPath: "/usr/share/sounds/alsa/Front_Center.wav"),
             let check = try? CLI.shell("'\(python)' -c 'import numpy'")
         else { return false }

@@ -1,5 +1,5 @@
 import Foundation
-import SoundCompassClassifier
+@testable import SoundCompassClassifier
 import SoundCompassEngine
 import SoundCompassIO
 import TestSignals
@@ -114,6 +114,37 @@ struct FidelityTests {
         }
         let set = try LabelSet(parsing: "everyday", classes: classifier.classes)
         #expect(set.names.contains("siren") && set.names.contains("baby cry"))
+    }
+
+    /// The alert rule on hand-set pooled scores (``SoundClassifier/alertStartScore``): an alert
+    /// starts on the best of all classes at 0.3 or more, or at 0.7 wherever it ranks; once raised
+    /// it holds while among the three best at 0.15.
+    @Test("an alert starts on the best class at 0.3 (or 0.7 anywhere) and holds among the three best at 0.15")
+    func alertRule() throws {
+        _ = try requireClassifier()
+        let classifier = try SoundClassifier(directory: modelDirectory, labels: "all", alerts: "siren")
+        let siren = try #require(classifier.classes.names.firstIndex(of: "Siren"))
+        let speech = try #require(classifier.classes.names.firstIndex(of: "Speech"))
+        let music = try #require(classifier.classes.names.firstIndex(of: "Music"))
+        func alert(_ values: [Int: Float], alerting: Bool) -> Bool {
+            var scores = [Float](repeating: 0.001, count: YAMNet.classCount)
+            for (c, v) in values { scores[c] = v }
+            var best = -1
+            return scores.withUnsafeBufferPointer {
+                classifier.label(scores: $0.baseAddress!, favouring: -1, by: 1, alerting: alerting, best: &best).alert
+            }
+        }
+        // Starts: the best at 0.3; not the best at 0.5 (speech above it); 0.7 behind speech.
+        #expect(alert([siren: 0.3, speech: 0.2], alerting: false))
+        #expect(!alert([siren: 0.29, speech: 0.2], alerting: false))
+        #expect(!alert([siren: 0.5, speech: 0.6], alerting: false))
+        #expect(alert([siren: 0.7, speech: 0.9], alerting: false))
+        // Holds: third at 0.15 once raised, not fourth, not under 0.15.
+        #expect(alert([siren: 0.15, speech: 0.6, music: 0.4], alerting: true))
+        #expect(!alert([siren: 0.15, speech: 0.6, music: 0.4], alerting: false))
+        #expect(!alert([siren: 0.14, speech: 0.6, music: 0.4], alerting: true))
+        let fourth = try #require(classifier.classes.names.firstIndex(of: "Vehicle"))
+        #expect(!alert([siren: 0.2, speech: 0.6, music: 0.4, fourth: 0.3], alerting: true))
     }
 }
 

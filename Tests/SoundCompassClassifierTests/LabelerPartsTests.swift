@@ -155,7 +155,7 @@ struct LabelerPartsTests {
     /// Names a score vector by its largest entries among the first four classes ("a", "b", "c",
     /// "d"), with the same hysteresis rule as ``SoundClassifier``.
     final class FakeNamer: ScoreNaming {
-        func label(scores: UnsafePointer<Float>, favouring favoured: Int, by margin: Float, best: inout Int) -> SoundLabel {
+        func label(scores: UnsafePointer<Float>, favouring favoured: Int, by margin: Float, alerting: Bool, best: inout Int) -> SoundLabel {
             let ranked = (0..<4).sorted { (scores[$0] * ($0 == favoured ? margin : 1)) > (scores[$1] * ($1 == favoured ? margin : 1)) }
             best = ranked[0]
             let names = ["a", "b", "c", "d"]
