@@ -27,7 +27,7 @@ echo "== unpaced, $seconds s of audio, records to /dev/null"
 echo "== paced to real time, 20 s of two sources (speech -40, pink noise +35), records to /dev/null"
 "$bin" live --device two --format jsonl --real-time --duration 20 2>&1 >/dev/null | tail -1
 if [ -f "${SOUNDCOMPASS_MODEL_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/soundcompass}/yamnet.weights" ]; then
-    echo "== the same with --classify (forward passes on the labeler's own thread), and its CPU"
+    echo "== the same with --classify (patches built and classified on the labeler's own thread), and its CPU"
     /usr/bin/time -f "CPU %U s user + %S s system for 20 s of audio" \
         "$bin" live --device two --format jsonl --real-time --duration 20 --classify 2>&1 >/dev/null | tail -2
 else

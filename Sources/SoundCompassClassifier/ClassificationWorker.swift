@@ -4,14 +4,22 @@ import Glibc
 import Musl
 #endif
 
-/// Runs YAMNet's forward passes on a thread of its own, so that a live capture thread never
-/// waits for them (``SourceLabeler`` with `asynchronous: true`).
+/// Builds a patch round's patches: what ``ClassificationWorker`` runs before the forward passes.
+protocol PatchRoundBuilder: AnyObject {
+    /// Builds the round's patches (on the worker's thread, with what the round's plan holds).
+    /// - Returns: the patches, `96 × 64` log-mel values each, and how many.
+    func buildRound() -> (patches: UnsafePointer<Float>, count: Int)
+}
+
+/// Builds a round's patches and runs YAMNet's forward passes on a thread of its own, so that a
+/// live capture thread never waits for either (``SourceLabeler`` with `asynchronous: true`).
 ///
-/// One job at a time: the owner ``submit(patches:count:)``s a batch of patches, goes on with its
-/// own work, and polls ``isDone`` (a lock and a load); once done it reads the results from the
+/// One job at a time: the owner plans a round, ``submit(_:)``s its builder, goes on with its own
+/// work, and polls ``isDone`` (a lock and a load); once done it reads the results from the
 /// classifier (``SoundClassifier/scores(ofPatch:into:)``) and calls ``collect()`` before it
-/// submits again. Between `submit` and `collect` the owner must not touch the patches nor call
-/// the classifier's network; the worker touches nothing else. No allocation after `init`.
+/// submits again. Between `submit` and `collect` the owner must not touch what the builder
+/// reads (the round's plan and snapshot), its patches, nor the classifier's network; the worker
+/// touches nothing else. No allocation after `init`.
 final class ClassificationWorker: @unchecked Sendable {
     private enum State { case idle, running, done }
 
@@ -22,8 +30,7 @@ final class ClassificationWorker: @unchecked Sendable {
     /// Guarded by `lock`.
     private var state = State.idle
     private var stopping = false
-    private var patches: UnsafePointer<Float>?
-    private var count = 0
+    private var builder: (any PatchRoundBuilder)?
 
     /// Starts the thread.
     /// - Parameter classifier: the classifier whose network the thread runs.
@@ -72,13 +79,12 @@ final class ClassificationWorker: @unchecked Sendable {
         return state == .done
     }
 
-    /// Hands a batch to the thread.
+    /// Hands a round to the thread: it builds the patches, then classifies them.
     /// - Precondition: ``isIdle``.
-    func submit(patches: UnsafePointer<Float>, count: Int) {
+    func submit(_ builder: any PatchRoundBuilder) {
         pthread_mutex_lock(lock)
         precondition(state == .idle, "a batch is already submitted")
-        self.patches = patches
-        self.count = count
+        self.builder = builder
         state = .running
         pthread_cond_signal(wake)
         pthread_mutex_unlock(lock)
@@ -98,10 +104,12 @@ final class ClassificationWorker: @unchecked Sendable {
         while true {
             while state != .running && !stopping { pthread_cond_wait(wake, lock) }
             if stopping { break }
-            let patches = self.patches!, count = self.count
+            let builder = self.builder!
             pthread_mutex_unlock(lock)
-            classifier.classify(patches: patches, count: count)
+            let batch = builder.buildRound()
+            classifier.classify(patches: batch.patches, count: batch.count)
             pthread_mutex_lock(lock)
+            self.builder = nil
             state = .done
         }
         pthread_mutex_unlock(lock)

@@ -121,6 +121,20 @@ final class OnsetDelayHistory {
         }
     }
 
+    /// Copies the ring of the last 96 frames (magnitudes, directions, held delays) and its
+    /// position into `other`, which then reads as this history did: a snapshot for patches
+    /// built on another thread while this one goes on. Copies 0.5 MB; allocates nothing.
+    func copyRing(into other: OnsetDelayHistory) {
+        let count = Self.frames * Self.stride
+        other.magnitudeRing.pointer.update(from: magnitudeRing.pointer, count: count)
+        other.mixtureRing.pointer.update(from: mixtureRing.pointer, count: count)
+        other.directionReRing.pointer.update(from: directionReRing.pointer, count: count)
+        other.directionImRing.pointer.update(from: directionImRing.pointer, count: count)
+        other.heldDelayRing.pointer.update(from: heldDelayRing.pointer, count: count)
+        other.ringHead = ringHead
+        other.framesStored = framesStored
+    }
+
     /// The angular frequency of bin k, radians per second.
     static func omega(_ k: Int) -> Double {
         2 * Double.pi * LogMelFrontEnd.sampleRate * Double(k) / Double(LogMelFrontEnd.fftSize)

@@ -172,6 +172,25 @@ public final class SoundClassifier {
         return label
     }
 
+    /// Whether one of the alert classes is among the three best of all 521 with at least
+    /// ``alertHoldScore``: an alert that may start at the next patch (or holds). False without
+    /// `--alert`.
+    /// - Parameter scores: ``YAMNet/classCount`` scores, by class index.
+    func isAlertNear(scores: UnsafePointer<Float>) -> Bool {
+        guard !alerts.isEmpty else { return false }
+        for alert in alerts {
+            for c in alert.classes where scores[c] >= Self.alertHoldScore {
+                var above = 0
+                for k in 0..<YAMNet.classCount where scores[k] > scores[c] {
+                    above += 1
+                    if above >= 3 { break }
+                }
+                if above < 3 { return true }
+            }
+        }
+        return false
+    }
+
     /// The classes of a patch with their scores, best first (allocates; for tests and tools).
     /// - Parameters:
     ///   - patch: `96 × 64` log-mel values, frame-major.

@@ -34,14 +34,16 @@ import Musl
 /// - **two or more heard**: each source's masked patch and the unmasked mixture, scaled, in one
 ///   batch; the mixture's pooled label is the record's ``AnalysisRecord/label``;
 /// - a coincident pair has no delay to go by: the scaled mixture names every heard source.
-/// A steady track is classified every other round (``TrackLabels/isDue(id:round:)``).
+/// A labelled track that raises no alert is classified every other round, on patches that do
+/// not overlap (``TrackLabels/isDue(id:round:)``).
 ///
-/// With `asynchronous` the forward passes run on a ``ClassificationWorker`` thread: the caller's
-/// thread only builds the patches.
+/// With `asynchronous` the patches are built and classified on a ``ClassificationWorker``
+/// thread, from a copy of the history's last 96 frames: the caller's thread only plans the round
+/// and copies the ring (0.5 MB).
 ///
 /// Life cycle: `init` allocates everything; ``append(left:right:)`` and ``label(_:emit:)``
 /// never allocate.
-public final class SourceLabeler: RecordLabeler {
+public final class SourceLabeler: RecordLabeler, PatchRoundBuilder {
     /// The classifier.
     public let classifier: SoundClassifier
     /// The analysis's settings (sample rate, array).
@@ -54,7 +56,7 @@ public final class SourceLabeler: RecordLabeler {
     /// Patch rounds skipped because the worker was still classifying the one before (with
     /// `asynchronous` only), so far.
     public private(set) var roundsSkipped = 0
-    /// Patch rounds at which nothing was classified because every heard track was steady and
+    /// Patch rounds at which nothing was classified because every heard track was labelled and
     /// classified at the round before, so far.
     public private(set) var roundsRested = 0
 
@@ -69,6 +71,8 @@ public final class SourceLabeler: RecordLabeler {
 
     private let frames16k: StereoFrames16k
     private let history: OnsetDelayHistory
+    /// With `asynchronous`, the copy of the history's ring that the worker builds a round from.
+    private let snapshot: OnsetDelayHistory?
     private let masks: SourceMasks
     private let tracks: TrackLabels
     /// With `asynchronous`, the thread that runs the forward passes.
@@ -89,6 +93,9 @@ public final class SourceLabeler: RecordLabeler {
     /// sources' ids and bearings, and whether the mixture is in its batch.
     private var roundKind = RoundKind.silence
     private var roundPatch = 0, roundCount = 0, roundMixture = false
+    /// The round's number of heard sources, its batch size once built, and whether its lone
+    /// source was classified unmasked.
+    private var roundHeard = 0, roundBatch = 0, roundUnmaskedLone = false
     private var roundIDs: [Int], roundAzimuths: [Double]
     /// Per heard source of the round, the position of its patch in the batch (−1: not
     /// classified this round).
@@ -123,6 +130,7 @@ public final class SourceLabeler: RecordLabeler {
         capacity = max(1, configuration.maxSources)
         frames16k = try StereoFrames16k(sampleRate: configuration.sampleRate)
         history = OnsetDelayHistory(array: configuration.array)
+        snapshot = asynchronous ? OnsetDelayHistory(array: configuration.array) : nil
         masks = SourceMasks(array: configuration.array, capacity: capacity)
         tracks = TrackLabels(classifier: classifier, capacity: capacity)
         sourceIDs = [Int](repeating: 0, count: capacity)
@@ -152,6 +160,13 @@ public final class SourceLabeler: RecordLabeler {
         worker?.stop()
     }
 
+    /// With `asynchronous`, whether a round is being built or classified on the labeler's thread
+    /// (a round that comes meanwhile is skipped). For tests that feed it faster than real time.
+    var isRoundRunning: Bool {
+        guard let worker else { return false }
+        return !worker.isIdle && !worker.isDone
+    }
+
     // MARK: - Samples in
 
     public func append(left: UnsafeBufferPointer<Float>, right: UnsafeBufferPointer<Float>) {
@@ -168,12 +183,14 @@ public final class SourceLabeler: RecordLabeler {
 
     // MARK: - Patch rounds
 
-    /// A patch round: its patches are built (``SourceMasks``) and classified, inline or on the
-    /// ``worker``; ``finishRound()`` then reads the scores.
+    /// A patch round, planned here (which sources are heard and due, and what kind of round),
+    /// then built (``SourceMasks``) and classified: inline, or on the ``worker`` from a snapshot
+    /// of the history, so that the caller's thread only copies the ring. ``finishRound()`` then
+    /// reads the scores.
     private func classifyPatches() {
         patchNumber += 1
         if let worker, !worker.isIdle {
-            // The previous round's forward passes are still running: this round is skipped
+            // The previous round is still being built or classified: this round is skipped
             // (labels then refresh 0.96 s apart instead of 0.48 s), never waited for.
             roundsSkipped += 1
             return
@@ -182,9 +199,10 @@ public final class SourceLabeler: RecordLabeler {
         for i in 0..<sourceCount where sourceActive[i] { heard.append(i) }
         let count = heard.count
         heardAtLastRound = count
-        // The heard sources due at this round (a steady track every other round), in order.
+        // The heard sources due at this round (a labelled track every other round), in order.
         roundPatch = patchNumber
         roundCount = 0
+        roundHeard = count
         for (j, i) in heard.enumerated() {
             heardLateral[j] = sourceLateral[i]
             patchPosition[j] = -1
@@ -194,56 +212,73 @@ public final class SourceLabeler: RecordLabeler {
             roundAzimuths[roundCount] = sourceAzimuth[i]
             roundCount += 1
         }
-        let frontEnd = frames16k.frontEnd
-        let batch: Int
         if count == 0 {
             roundKind = .silence
-            masks.build(history: history, frontEnd: frontEnd, sources: 0, positions: patchPosition, mixtureAt: 0, normalised: false)
-            batch = 1
         } else if roundCount == 0
             && (count == 1 || configuration.array.kind == .coincident || !tracks.isBroadbandDue(round: patchNumber)) {
-            // Every heard source is steady and was classified at the round before (and the
+            // Every heard source is labelled and was classified at the round before (and the
             // mixture too, or there is none to classify apart: a coincident pair).
             roundsRested += 1
             return
         } else if configuration.array.kind == .coincident {
             roundKind = .coincident
-            masks.build(history: history, frontEnd: frontEnd, sources: 0, positions: patchPosition, mixtureAt: 0, normalised: true)
-            batch = 1
+        } else if count == 1 {
+            roundKind = .lone
         } else {
-            masks.prepare(laterals: heardLateral, count: count)
-            if count == 1 {
-                roundKind = .lone
-                if masks.foreignShare(history: history) <= Self.maximumForeignShare {
-                    // Raised to the patch level when quiet, never lowered: a lone source is the
-                    // unseparated signal (on labels_real.py's everyday sounds, lowering loud
-                    // ones named no more of them, and lifted a telephone's bell into an alarm).
-                    masks.build(
-                        history: history, frontEnd: frontEnd, sources: 0, positions: patchPosition, mixtureAt: 0,
-                        normalised: true, raiseOnly: true)
-                    unmaskedLonePatches += 1
-                } else {
-                    masks.build(history: history, frontEnd: frontEnd, sources: 1, positions: patchPosition, mixtureAt: -1, normalised: true)
-                }
-                batch = 1
-            } else {
-                // The due sources' masked patches, and the scaled mixture's after them when it is
-                // due: one batch.
-                roundKind = .several
-                roundMixture = tracks.isBroadbandDue(round: patchNumber)
-                masks.build(
-                    history: history, frontEnd: frontEnd, sources: count, positions: patchPosition,
-                    mixtureAt: roundMixture ? roundCount : -1, normalised: true)
-                batch = roundCount + (roundMixture ? 1 : 0)
-            }
+            roundKind = .several
+            roundMixture = tracks.isBroadbandDue(round: patchNumber)
         }
-        patchesClassified += batch
-        if let worker {
-            worker.submit(patches: masks.patches, count: batch)
+        if let worker, let snapshot {
+            history.copyRing(into: snapshot)
+            worker.submit(self)
         } else {
-            classifier.classify(patches: masks.patches, count: batch)
+            let batch = buildRound()
+            classifier.classify(patches: batch.patches, count: batch.count)
             finishRound()
         }
+    }
+
+    /// Builds the planned round's patches (``classifyPatches()``): on the worker's thread from
+    /// the snapshot, or inline from the history. Touches only the round's plan, the masks and
+    /// the history it reads.
+    func buildRound() -> (patches: UnsafePointer<Float>, count: Int) {
+        let source = snapshot ?? history
+        let frontEnd = frames16k.frontEnd  // its mel weights only: read-only, shared safely
+        let count = roundHeard
+        let batch: Int
+        roundUnmaskedLone = false
+        switch roundKind {
+        case .silence:
+            masks.build(history: source, frontEnd: frontEnd, sources: 0, positions: patchPosition, mixtureAt: 0, normalised: false)
+            batch = 1
+        case .coincident:
+            masks.build(history: source, frontEnd: frontEnd, sources: 0, positions: patchPosition, mixtureAt: 0, normalised: true)
+            batch = 1
+        case .lone:
+            masks.prepare(laterals: heardLateral, count: 1)
+            if masks.foreignShare(history: source) <= Self.maximumForeignShare {
+                // Raised to the patch level when quiet, never lowered: a lone source is the
+                // unseparated signal (on labels_real.py's everyday sounds, lowering loud ones
+                // named no more of them, and lifted a telephone's bell into an alarm).
+                masks.build(
+                    history: source, frontEnd: frontEnd, sources: 0, positions: patchPosition, mixtureAt: 0,
+                    normalised: true, raiseOnly: true)
+                roundUnmaskedLone = true
+            } else {
+                masks.build(history: source, frontEnd: frontEnd, sources: 1, positions: patchPosition, mixtureAt: -1, normalised: true)
+            }
+            batch = 1
+        case .several:
+            // The due sources' masked patches, and the scaled mixture's after them when it is
+            // due: one batch.
+            masks.prepare(laterals: heardLateral, count: count)
+            masks.build(
+                history: source, frontEnd: frontEnd, sources: count, positions: patchPosition,
+                mixtureAt: roundMixture ? roundCount : -1, normalised: true)
+            batch = roundCount + (roundMixture ? 1 : 0)
+        }
+        roundBatch = batch
+        return (masks.patches, batch)
     }
 
     /// The results of a round that the worker has finished, if any, taken in.
@@ -255,6 +290,8 @@ public final class SourceLabeler: RecordLabeler {
 
     /// Reads the classified round's scores into the labels of its sources and of the record.
     private func finishRound() {
+        patchesClassified += roundBatch
+        if roundUnmaskedLone { unmaskedLonePatches += 1 }
         let scores = currentScores.pointer
         switch roundKind {
         case .silence:

@@ -163,6 +163,10 @@ struct LabelerPartsTests {
                 name: names[ranked[0]], score: Double(scores[ranked[0]]), secondName: names[ranked[1]],
                 secondScore: Double(scores[ranked[1]]), thirdName: names[ranked[2]], thirdScore: Double(scores[ranked[2]]))
         }
+        /// Class "d" (index 3) stands for an alert class: near when among the three best at 0.15.
+        func isAlertNear(scores: UnsafePointer<Float>) -> Bool {
+            scores[3] >= 0.15 && (0..<4).filter { scores[$0] > scores[3] }.count < 3
+        }
     }
 
     /// A score vector: class c at `value`, the others at `rest`.
@@ -216,7 +220,7 @@ struct LabelerPartsTests {
         #expect(tracks.label(of: 3, azimuth: -40, round: 4) == nil)
     }
 
-    @Test("tracks: a steady, confident track is due every other round; a new, weak or alerting one at every round")
+    @Test("tracks: a labelled track is due every other round; a new, weak or nearly alerting one at every round")
     func refresh() {
         let tracks = TrackLabels(classifier: FakeNamer(), capacity: 3)
         tracks.setListed([SourceRecord(id: 1, azimuth: 0, confidence: 1, levelDBFS: -20, active: true)])
@@ -226,13 +230,23 @@ struct LabelerPartsTests {
             due.append(isDue)
             if isDue { tracks.store(id: 1, azimuth: 0, scores: Self.scores([0: 0.9]), round: round) }
         }
-        // Rounds 1–4 build the track (labelled from 2, steady from 4), then every other round.
-        #expect(due == [true, true, true, true, false, true, false, true, false, true], "\(due)")
+        // Rounds 1–2 build the track (labelled from 2), then every other round: patches that do
+        // not overlap.
+        #expect(due == [true, true, false, true, false, true, false, true, false, true], "\(due)")
+        // A track whose best name scores under the floor reports no label: due at every round.
         let weak = TrackLabels(classifier: FakeNamer(), capacity: 3)
         weak.setListed([SourceRecord(id: 1, azimuth: 0, confidence: 1, levelDBFS: -20, active: true)])
         for round in 1...6 {
             #expect(weak.isDue(id: 1, round: round))
-            weak.store(id: 1, azimuth: 0, scores: Self.scores([0: 0.3]), round: round)
+            weak.store(id: 1, azimuth: 0, scores: Self.scores([0: 0.05], rest: 0.01), round: round)
+        }
+        // A labelled track with an alert class near (class "d" second, at 0.2): at every round, so
+        // that its alert, if it comes, comes a round later and not two.
+        let near = TrackLabels(classifier: FakeNamer(), capacity: 3)
+        near.setListed([SourceRecord(id: 1, azimuth: 0, confidence: 1, levelDBFS: -20, active: true)])
+        for round in 1...6 {
+            #expect(near.isDue(id: 1, round: round))
+            near.store(id: 1, azimuth: 0, scores: Self.scores([0: 0.9, 3: 0.2]), round: round)
         }
     }
 }

@@ -117,20 +117,28 @@ struct SourceLabelTests {
 
     /// A labeler alone over `signal`, told the sources of `sources(time)` in a record every 1024
     /// samples (no tracker): every source of every record, with its id.
+    /// With `asynchronous`, the labeler builds and classifies its rounds on its own thread (as
+    /// in `live`), and each block waits for a round in flight to finish before it is appended,
+    /// so that no round is skipped; `skipped` gets the rounds skipped.
     static func runListed(
         _ signal: StereoSignal, counts: UnsafeMutablePointer<(unmasked: Int, classified: Int)>? = nil,
+        asynchronous: Bool = false, skipped: UnsafeMutablePointer<Int>? = nil,
         sources: (Double) -> [SourceRecord]
     ) throws -> [(time: Double, id: Int, label: SoundLabel?)] {
         let configuration = AnalysisConfiguration(sampleRate: signal.sampleRate)
         let classifier = try SoundClassifier(maximumBatch: SourceLabeler.batchSize(for: configuration))
-        let labeler = try SourceLabeler(classifier: classifier, configuration: configuration)
-        defer { counts?.pointee = (labeler.unmaskedLonePatches, labeler.patchesClassified) }
+        let labeler = try SourceLabeler(classifier: classifier, configuration: configuration, asynchronous: asynchronous)
+        defer {
+            counts?.pointee = (labeler.unmaskedLonePatches, labeler.patchesClassified)
+            skipped?.pointee = labeler.roundsSkipped
+        }
         var out: [(time: Double, id: Int, label: SoundLabel?)] = []
         let block = 1024
         signal.left.withUnsafeBufferPointer { l in
             signal.right.withUnsafeBufferPointer { r in
                 var start = 0
                 while start + block <= l.count {
+                    while labeler.isRoundRunning { usleep(200) }
                     labeler.append(
                         left: UnsafeBufferPointer(rebasing: l[start..<(start + block)]),
                         right: UnsafeBufferPointer(rebasing: r[start..<(start + block)]))
@@ -231,6 +239,32 @@ struct SourceLabelTests {
         #expect(labelled.count >= 100, "measured 280")
         #expect(speech * 10 >= labelled.count * 8, "measured Speech in 280 of 280")
         #expect(sirenNamed * 10 <= labelled.count * 2, "measured a siren class in 0 of 280")
+    }
+
+    @Test("on its own thread (live) the labeler builds the same patches from its copy of the history: the same labels, a record later at most",
+          .enabled(if: availableOrOnCI(espeakAvailable), "espeak-ng is not installed (apt-get install espeak-ng); runs on CI"))
+    func asynchronousSameLabels() throws {
+        _ = try requireClassifier()
+        let (talker, siren) = try Self.talkerAndSiren(seconds: 6.0)
+        let scene = Self.scene([(talker, -40), (siren, 30)])
+        let listed: (Double) -> [SourceRecord] = { _ in
+            [SourceRecord(id: 1, azimuth: -40, confidence: 0.5, levelDBFS: -30, active: true),
+             SourceRecord(id: 2, azimuth: 30, confidence: 0.5, levelDBFS: -20, active: true)]
+        }
+        var inline = (unmasked: 0, classified: 0), threaded = (unmasked: 0, classified: 0), skipped = -1
+        let expected = try Self.runListed(scene, counts: &inline, sources: listed)
+        let got = try Self.runListed(scene, counts: &threaded, asynchronous: true, skipped: &skipped, sources: listed)
+        #expect(skipped == 0)
+        #expect(threaded.classified == inline.classified && threaded.classified >= 10, "\(threaded) against \(inline)")
+        #expect(got.count == expected.count)
+        // A round's labels reach the records at the next block on the thread, at once inline:
+        // at most one record per source and round differs, and the two end alike.
+        let rounds = 2 * scene.left.count / 48000 + 1
+        let differing = zip(got, expected).filter { $0.0.label?.name != $0.1.label?.name }.count
+        print("labeler's thread: \(threaded.classified) patches as inline, \(differing) of \(got.count) source labels a record late")
+        #expect(differing <= 2 * rounds)
+        #expect(got.suffix(2).map { $0.label?.name } == expected.suffix(2).map { $0.label?.name })
+        #expect(expected.contains { $0.label != nil })
     }
 
     @Test("a lone source is classified on the unmasked signal: the talker alone, listed, reads Speech from the mixture itself",
