@@ -51,8 +51,6 @@ final class TrackLabels {
     /// The factor by which another name's pooled score must exceed the reported one's to take
     /// its place.
     static let switchMargin: Float = 1.25
-    /// Rounds a track's best name must hold, and the pooled score it must have, before it is
-    /// classified every other round.
     /// A new source within this many degrees of a labelled track no longer listed takes it.
     static let inheritDegrees = 20.0
     /// How many rounds (0.48 s each: 1.92 s) a track may go unheard and still be pooled on, or
@@ -63,8 +61,8 @@ final class TrackLabels {
 
     private let classifier: any ScoreNaming
     /// Per slot (reused as ids go away): its source id (−1: free), label, last round heard,
-    /// bearing then, rounds pooled, favoured name (an index into the reported names), rounds
-    /// its best name has held, and pooled scores (``YAMNet/classCount`` a slot).
+    /// bearing then, rounds pooled, favoured name (an index into the reported names), and pooled
+    /// scores (``YAMNet/classCount`` a slot).
     private var ids: [Int], labels: [SoundLabel?], lastRound: [Int], azimuths: [Double]
     private var rounds: [Int], favoured: [Int]
     /// Per slot: whether an alert class is near in its pooled scores (``ScoreNaming/isAlertNear(scores:)``).
@@ -204,6 +202,7 @@ final class TrackLabels {
         lastRound[fresh] = Int.min / 2
         rounds[fresh] = 0
         favoured[fresh] = -1
+        alertNear[fresh] = false
         return fresh
     }
 
