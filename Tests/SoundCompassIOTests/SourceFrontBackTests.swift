@@ -66,11 +66,6 @@ struct SourceFrontBackTests {
                     ? relative.contains { right(source.hemisphere, relative: $0) }
                     : right(source.hemisphere, relative: relative[truth])
                 if isRight { result[truth].right += 1 }
-                // SC_DEBUG_FB_WRONG=1: every frame scored wrong, with the listed sources.
-                if !isRight && ProcessInfo.processInfo.environment["SC_DEBUG_FB_WRONG"] != nil {
-                    print(String(format: "WRONG %.2f yaw %.1f truth %@ rel %.1f/%.1f", record.time, record.yaw ?? .nan, "\(truth)", relative[0], relative[1]),
-                          record.sources.map { "(\($0.id) \(String(format: "%.1f", $0.azimuth)) \($0.active) \($0.hemisphere))" })
-                }
             }
         }
         return result
@@ -82,16 +77,6 @@ struct SourceFrontBackTests {
         let listener = Self.listener(ahead: ahead, behind: behind)
         let imu = try IMULog(text: listener.imuCSV(), path: "imu.csv", format: IMUFormat())
         let records = try analyze(listener.render(), orientation: imu.timeline)
-        // SC_DEBUG_FB=1 SC_DEBUG_FB_SCENE=<ahead, e.g. 30> [SC_DEBUG_FB_FROM=s SC_DEBUG_FB_TO=s]:
-        // every frame's sources in that time span.
-        if ProcessInfo.processInfo.environment["SC_DEBUG_FB"] != nil {
-            let from = Double(ProcessInfo.processInfo.environment["SC_DEBUG_FB_FROM"] ?? "") ?? 0
-            let to = Double(ProcessInfo.processInfo.environment["SC_DEBUG_FB_TO"] ?? "") ?? 10
-            for r in records where r.time >= from && r.time <= to && ProcessInfo.processInfo.environment["SC_DEBUG_FB_SCENE"] == "\(Int(ahead))" {
-                let rel = [ahead, behind].map { YawTimeline.wrap($0 - (r.yaw ?? 0)) }
-                print(String(format: "TRACE %.2f yaw %.1f rel %.1f/%.1f raw %.1f", r.time, r.yaw ?? .nan, rel[0], rel[1], r.rawAzimuth), r.sources.map { "(\($0.id) \(String(format: "%.1f", $0.azimuth)) \(String(format: "%.2f", $0.confidence)) \($0.active) \($0.hemisphere))" })
-            }
-        }
         let after = Self.rotationStart + 2
         let scores = Self.score(records, bearings: [ahead, behind], yaw: listener.yaw, after: after)
         let frames = records.filter { $0.time >= after }.count

@@ -59,8 +59,4 @@ public struct HeadDelayLaw: Sendable, Equatable {
         let s = sin(theta)
         return (1 - share) * (highLinear * theta + highSine * s) + share * (lowLinear * theta + lowSine * s)
     }
-
-    /// The slope `d path/dθ` at high frequencies, units of `r/c` per radian.
-    @inline(__always)
-    func highSlope(theta: Double) -> Double { highLinear + highSine * cos(theta) }
 }
