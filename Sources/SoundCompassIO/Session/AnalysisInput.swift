@@ -5,22 +5,6 @@ import Glibc
 import Musl
 #endif
 
-/// How headerless PCM is laid out: it does not say itself.
-public struct RawPCMFormat: Sendable, Equatable {
-    /// The samples' encoding.
-    public var encoding: PCMEncoding
-    /// Sample rate, Hz.
-    public var sampleRate: Int
-    /// Channels per frame.
-    public var channelCount: Int
-
-    public init(encoding: PCMEncoding, sampleRate: Int = 48000, channelCount: Int = 2) {
-        self.encoding = encoding
-        self.sampleRate = sampleRate
-        self.channelCount = channelCount
-    }
-}
-
 /// Where a whole recording comes from: a sound file, raw PCM, or samples in memory.
 public enum AnalysisInput: Sendable {
     /// A sound file libsndfile reads (WAV, FLAC, AIFF, Ogg, …), block by block; `-` is standard
