@@ -167,37 +167,3 @@ struct TraceDecimation {
         used = (used + 1) / 2
     }
 }
-
-/// Counts of values in fixed bins, for the quantiles that set a long trace's axis ranges
-/// without keeping the values.
-struct BinnedQuantile {
-    let low: Double, binWidth: Double
-    private(set) var counts: [UInt32]
-    private(set) var total = 0
-
-    /// Bins of `binWidth` from `low` to `high`; values outside fall in the end bins.
-    init(low: Double, high: Double, binWidth: Double) {
-        self.low = low
-        self.binWidth = binWidth
-        counts = [UInt32](repeating: 0, count: Int(((high - low) / binWidth).rounded(.up)) + 1)
-    }
-
-    mutating func add(_ value: Double) {
-        guard value.isFinite else { return }
-        counts[max(0, min(counts.count - 1, Int(((value - low) / binWidth).rounded(.down))))] += 1
-        total += 1
-    }
-
-    /// The nearest-rank `q` quantile (the rank ``TracePlot`` uses, ``Quantile/nearestRankIndex(count:_:)``),
-    /// to the middle of its bin; `nil` for no values.
-    func quantile(_ q: Double) -> Double? {
-        guard total > 0 else { return nil }
-        let rank = Quantile.nearestRankIndex(count: total, q)
-        var seen = 0
-        for (i, c) in counts.enumerated() {
-            seen += Int(c)
-            if seen > rank { return low + (Double(i) + 0.5) * binWidth }
-        }
-        return low + (Double(counts.count) - 0.5) * binWidth
-    }
-}
