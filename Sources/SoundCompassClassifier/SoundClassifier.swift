@@ -149,20 +149,12 @@ public final class SoundClassifier {
             secondName: best.1 >= 0 ? names[best.1] : "", secondScore: Double(max(0, real.1)),
             thirdName: best.2 >= 0 ? names[best.2] : "", thirdScore: Double(max(0, real.2)))
         guard !alerts.isEmpty else { return label }
-        // The three best of all classes, for the alert rule.
-        var top = (-1, -1, -1), topScore: (Float, Float, Float) = (-1, -1, -1)
-        for c in 0..<YAMNet.classCount {
-            let s = scores[c]
-            if s > topScore.0 { top = (c, top.0, top.1); topScore = (s, topScore.0, topScore.1) }
-            else if s > topScore.1 { top = (top.0, c, top.1); topScore = (topScore.0, s, topScore.1) }
-            else if s > topScore.2 { top.2 = c; topScore.2 = s }
-        }
+        let top = Self.threeBest(scores)
         for alert in alerts {
             for c in alert.classes {
                 let s = scores[c]
                 let starts = s >= Self.alertStrongScore || (c == top.0 && s >= Self.alertStartScore)
-                let holds = alerting && (c == top.0 || c == top.1 || c == top.2) && s >= Self.alertHoldScore
-                if starts || holds {
+                if starts || (alerting && Self.isNear(c, top: top, scores: scores)) {
                     label.alert = true
                     label.alertName = alert.name
                     return label
@@ -178,17 +170,26 @@ public final class SoundClassifier {
     /// - Parameter scores: ``YAMNet/classCount`` scores, by class index.
     func isAlertNear(scores: UnsafePointer<Float>) -> Bool {
         guard !alerts.isEmpty else { return false }
-        for alert in alerts {
-            for c in alert.classes where scores[c] >= Self.alertHoldScore {
-                var above = 0
-                for k in 0..<YAMNet.classCount where scores[k] > scores[c] {
-                    above += 1
-                    if above >= 3 { break }
-                }
-                if above < 3 { return true }
-            }
+        let top = Self.threeBest(scores)
+        return alerts.contains { $0.classes.contains { Self.isNear($0, top: top, scores: scores) } }
+    }
+
+    /// The indices of the three best of all 521 scores, best first.
+    private static func threeBest(_ scores: UnsafePointer<Float>) -> (Int, Int, Int) {
+        var top = (-1, -1, -1), topScore: (Float, Float, Float) = (-1, -1, -1)
+        for c in 0..<YAMNet.classCount {
+            let s = scores[c]
+            if s > topScore.0 { top = (c, top.0, top.1); topScore = (s, topScore.0, topScore.1) }
+            else if s > topScore.1 { top = (top.0, c, top.1); topScore = (topScore.0, s, topScore.1) }
+            else if s > topScore.2 { top.2 = c; topScore.2 = s }
         }
-        return false
+        return top
+    }
+
+    /// Whether class `c` is among `top` (``threeBest(_:)``) with at least ``alertHoldScore``:
+    /// what holds an alert, and what keeps a track classified at every round.
+    private static func isNear(_ c: Int, top: (Int, Int, Int), scores: UnsafePointer<Float>) -> Bool {
+        (c == top.0 || c == top.1 || c == top.2) && scores[c] >= alertHoldScore
     }
 
     /// The classes of a patch with their scores, best first (allocates; for tests and tools).

@@ -65,8 +65,6 @@ final class TrackLabels {
     /// scores (``YAMNet/classCount`` a slot).
     private var ids: [Int], labels: [SoundLabel?], lastRound: [Int], azimuths: [Double]
     private var rounds: [Int], favoured: [Int]
-    /// Per slot: whether an alert class is near in its pooled scores (``ScoreNaming/isAlertNear(scores:)``).
-    private var alertNear: [Bool]
     private let scores: OwnedBuffer<Float>
     /// The ids the latest record lists.
     private var listed: [Int]
@@ -74,7 +72,7 @@ final class TrackLabels {
     /// The unmasked mixture's pooled scores and label, and its bookkeeping.
     private let broadbandScores: OwnedBuffer<Float>
     private(set) var broadbandLabel: SoundLabel?
-    private var broadbandRounds = 0, broadbandFavoured = -1, broadbandRound = Int.min / 2, broadbandAlertNear = false
+    private var broadbandRounds = 0, broadbandFavoured = -1, broadbandRound = Int.min / 2
 
     /// - Parameters:
     ///   - classifier: names the pooled scores (its label set and alerts).
@@ -88,7 +86,6 @@ final class TrackLabels {
         azimuths = [Double](repeating: 0, count: slots)
         rounds = [Int](repeating: 0, count: slots)
         favoured = [Int](repeating: -1, count: slots)
-        alertNear = [Bool](repeating: false, count: slots)
         scores = OwnedBuffer(zeros: slots * YAMNet.classCount)
         listed = [Int](repeating: 0, count: capacity)
         broadbandScores = OwnedBuffer(zeros: YAMNet.classCount)
@@ -133,7 +130,6 @@ final class TrackLabels {
         let label = classifier.label(scores: pooled, favouring: best, by: Self.switchMargin, alerting: alerting, best: &best)
         favoured[s] = best
         labels[s] = rounds[s] >= Self.establishedRounds ? Self.reported(label) : nil
-        alertNear[s] = classifier.isAlertNear(scores: pooled)
         lastRound[s] = round
         azimuths[s] = azimuth
     }
@@ -150,7 +146,6 @@ final class TrackLabels {
             classifier.label(
                 scores: broadbandScores.pointer, favouring: best, by: Self.switchMargin, alerting: alerting, best: &best))
         broadbandFavoured = best
-        broadbandAlertNear = classifier.isAlertNear(scores: broadbandScores.pointer)
     }
 
     /// The label of source `id` (heard at `azimuth`): its track's, or that of a track it takes
@@ -173,14 +168,17 @@ final class TrackLabels {
     /// third fewer patches; every third round named fewer beside a talker (45).
     func isDue(id: Int, round: Int) -> Bool {
         guard let s = ids.firstIndex(of: id) else { return true }
-        guard let label = labels[s], !label.alert, !alertNear[s] else { return true }
+        guard let label = labels[s], !label.alert,
+            !classifier.isAlertNear(scores: scores.pointer + s * YAMNet.classCount)
+        else { return true }
         return round - lastRound[s] >= 2
     }
 
     /// Whether the unmasked mixture is classified at `round` (two or more heard): every other
     /// round once it has a label that raises no alert, like a track.
     func isBroadbandDue(round: Int) -> Bool {
-        guard let label = broadbandLabel, !label.alert, !broadbandAlertNear else { return true }
+        guard let label = broadbandLabel, !label.alert, !classifier.isAlertNear(scores: broadbandScores.pointer)
+        else { return true }
         return round - broadbandRound >= 2
     }
 
@@ -202,7 +200,6 @@ final class TrackLabels {
         lastRound[fresh] = Int.min / 2
         rounds[fresh] = 0
         favoured[fresh] = -1
-        alertNear[fresh] = false
         return fresh
     }
 
