@@ -1,11 +1,6 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// The web server of `live --serve` (Hummingbird) costs minutes of build on 2 cores. The builds
-// whose products never serve (the AddressSanitizer stage of CI, the fuzz targets) leave it out
-// with SOUNDCOMPASS_SERVE=0 (or SOUNDCOMPASS_FUZZ=1): the CLI then says `--serve` is not built in.
-let withServe = Context.environment["SOUNDCOMPASS_SERVE"] != "0" && Context.environment["SOUNDCOMPASS_FUZZ"] != "1"
-
 let package = Package(
     name: "SoundCompass",
     products: [
@@ -16,12 +11,30 @@ let package = Package(
         .library(name: "TestSignals", targets: ["TestSignals"]),
         .executable(name: "soundcompass", targets: ["SoundCompassCLI"]),
     ],
+    // The tool's optional features. Both are on by default; a build without them
+    // (`--disable-default-traits`, or `--traits Classifier`) says so when asked for one:
+    // `scripts/demo` builds its first bearing that way (seconds instead of minutes), and the
+    // AddressSanitizer stage of CI and the fuzz targets, which never serve, leave Serve out.
+    traits: [
+        .trait(
+            name: "Serve",
+            description: "`live --serve`: records and a compass page over HTTP (Hummingbird, SwiftNIO: minutes of a first build on 2 cores)"),
+        .trait(
+            name: "Classifier",
+            description: "`--classify`, `--labels`, `--alert`: what each source is (YAMNet; Docs/Classification.md)"),
+        .default(enabledTraits: ["Serve", "Classifier"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-    ] + (withServe ? [
-        // Its default traits (swift-configuration support, full Foundation) are not needed.
+        // The server's packages: resolved always, built only with the Serve trait. Hummingbird's
+        // default traits (swift-configuration support, full Foundation) are not needed; the others
+        // are named because SoundCompassServe imports them itself.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
-    ] : []),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    ],
     targets: [
         // MARK: - C libraries from Debian packages
         .systemLibrary(
@@ -75,10 +88,10 @@ let package = Package(
         ),
 
         // MARK: - Sound classification (YAMNet, Docs/Classification.md): beside the engine, which
-        // knows nothing of it
+        // knows nothing of it (it depends on the engine alone: RecordLabeler is the engine's)
         .target(
             name: "SoundCompassClassifier",
-            dependencies: ["SoundCompassEngine", "SoundCompassIO", "CGemm", "CSoxr", "CFFTW"],
+            dependencies: ["SoundCompassEngine", "CGemm", "CSoxr"],
             path: "Sources/SoundCompassClassifier"
         ),
         // The classifier's matrix product and depthwise convolution in C (our own code): AVX-512,
@@ -86,6 +99,22 @@ let package = Package(
         .target(
             name: "CGemm",
             path: "Sources/CGemm"
+        ),
+
+        // MARK: - Serving records over HTTP (`live --serve`): a target of its own that only the CLI
+        // uses, so that a library user does not build a web server. Without the Serve trait its
+        // sources compile to nothing and its packages are not built.
+        .target(
+            name: "SoundCompassServe",
+            dependencies: [
+                "SoundCompassIO", "SoundCompassEngine",
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Serve"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Serve"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Serve"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Serve"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Serve"])),
+            ],
+            path: "Sources/SoundCompassServe"
         ),
 
         // MARK: - Deterministic test signals (pure Swift, independent of the engine)
@@ -99,12 +128,12 @@ let package = Package(
             name: "SoundCompassCLI",
             dependencies: [
                 "SoundCompass",
-                "SoundCompassClassifier",
                 "TestSignals",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ] + (withServe ? ["SoundCompassServe"] : []),
-            path: "Sources/SoundCompassCLI",
-            swiftSettings: withServe ? [.define("SOUNDCOMPASS_SERVE")] : []
+                .target(name: "SoundCompassClassifier", condition: .when(traits: ["Classifier"])),
+                .target(name: "SoundCompassServe", condition: .when(traits: ["Serve"])),
+            ],
+            path: "Sources/SoundCompassCLI"
         ),
 
         // MARK: - Library examples (the code of Docs/Library.md and README.md, run by the tests)
@@ -156,6 +185,10 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
         .testTarget(
+            name: "SoundCompassServeTests",
+            dependencies: ["SoundCompassServe", "SoundCompassEngine", "TestSupport"]
+        ),
+        .testTarget(
             name: "TestSignalsTests",
             dependencies: ["TestSignals"]
         ),
@@ -184,27 +217,11 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-// MARK: - Serving records over HTTP (`live --serve`): a target of its own that only the CLI uses,
-// so that a library user does not build a web server.
-if withServe {
-    package.targets += [
-        .target(
-            name: "SoundCompassServe",
-            dependencies: [
-                "SoundCompassIO", "SoundCompassEngine",
-                .product(name: "Hummingbird", package: "hummingbird"),
-            ],
-            path: "Sources/SoundCompassServe"
-        ),
-        .testTarget(
-            name: "SoundCompassServeTests",
-            dependencies: ["SoundCompassServe", "SoundCompassEngine", "TestSupport"]
-        ),
-    ]
-}
-
 // MARK: - Fuzz targets (Fuzz/, run by scripts/fuzz): declared only when SOUNDCOMPASS_FUZZ=1, so the
-// everyday build and test never see them. They need `-sanitize=fuzzer` to link (libFuzzer's driver).
+// everyday build and test never see them. They need `-sanitize=fuzzer` to link (libFuzzer's driver),
+// so a plain `swift build` of every target would fail on them: a trait can gate a dependency or a
+// block of code, not whether a target exists, hence a switch rather than a trait. scripts/fuzz
+// builds them with `--traits Classifier` (no server: no target of theirs serves).
 if Context.environment["SOUNDCOMPASS_FUZZ"] == "1" {
     package.targets += [
         .target(name: "CFuzzerDriver", path: "Fuzz/CFuzzerDriver"),
@@ -225,7 +242,8 @@ if Context.environment["SOUNDCOMPASS_FUZZ"] == "1" {
 
 // MARK: - Per-stage micro-benchmarks (Benchmarks/Stages, run by scripts/stage-benchmarks): declared
 // only when SOUNDCOMPASS_BENCHMARKS=1, so the everyday build and test never fetch or build
-// package-benchmark. Its "MallocInterposer" trait counts allocations (and needs tools 6.1).
+// package-benchmark. A trait cannot express it: a package dependency is resolved (fetched) whatever
+// the traits, and a target's build plugin (BenchmarkPlugin) takes no trait condition. Its "MallocInterposer" trait counts allocations (and needs tools 6.1).
 if Context.environment["SOUNDCOMPASS_BENCHMARKS"] == "1" {
     package.dependencies += [
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),

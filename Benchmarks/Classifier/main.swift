@@ -25,7 +25,7 @@ func cpu() -> Double {
 let count = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 400 : 400
 let classifier: SoundClassifier
 let loadStart = cpu()
-do { classifier = try SoundClassifier(maximumBatch: 3) } catch {
+do { classifier = try SoundClassifier(directory: YAMNetWeights.defaultDirectory(environment: { getenv($0).map { String(cString: $0) } }), maximumBatch: 3) } catch {
     print("ClassifierBenchmark: \(error)")
     exit(66)
 }

@@ -37,13 +37,14 @@ public final class SoundClassifier {
 
     /// Reads the model from `directory` (`yamnet.weights` and `yamnet_class_map.csv`).
     /// - Parameters:
-    ///   - directory: the model directory (default ``YAMNetWeights/defaultDirectory``).
+    ///   - directory: the model directory (``YAMNetWeights/defaultDirectory(environment:)`` gives
+    ///     the one `scripts/fetch-model` fills).
     ///   - labels: what to report: `all`, `everyday` or a list (see ``LabelSet``).
     ///   - alerts: comma-separated everyday groups or class names to alert on (empty: none).
     ///   - maximumBatch: most patches per ``classify(patches:count:)``.
     /// - Throws: ``ClassifierError``.
     public init(
-        directory: String = YAMNetWeights.defaultDirectory, labels: String = "all", alerts: String = "",
+        directory: String, labels: String = "all", alerts: String = "",
         maximumBatch: Int = 1
     ) throws(ClassifierError) {
         let weights = try YAMNetWeights(path: directory + "/" + YAMNetWeights.fileName)

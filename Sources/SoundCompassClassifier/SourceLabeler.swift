@@ -1,5 +1,4 @@
 import SoundCompassEngine
-import SoundCompassIO
 
 #if canImport(Glibc)
 import Glibc

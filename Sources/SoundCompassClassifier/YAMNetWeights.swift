@@ -52,15 +52,15 @@ public struct YAMNetWeights: Sendable {
     public static let classMapFileName = "yamnet_class_map.csv"
 
     /// Where `scripts/fetch-model` puts the model: `$SOUNDCOMPASS_MODEL_DIR`, else
-    /// `$XDG_CACHE_HOME/soundcompass`, else `~/.cache/soundcompass`.
-    public static var defaultDirectory: String {
+    /// `$XDG_CACHE_HOME/soundcompass`, else `$HOME/.cache/soundcompass`. The library reads no
+    /// environment itself: the caller passes how to look a variable up (the command-line tool
+    /// passes the process's environment).
+    /// - Parameter environment: the value of an environment variable, `nil` when it is not set.
+    /// - Returns: the directory's path.
+    public static func defaultDirectory(environment: (String) -> String?) -> String {
         if let dir = environment("SOUNDCOMPASS_MODEL_DIR"), !dir.isEmpty { return dir }
         if let cache = environment("XDG_CACHE_HOME"), !cache.isEmpty { return cache + "/soundcompass" }
         return (environment("HOME") ?? ".") + "/.cache/soundcompass"
-    }
-
-    static func environment(_ name: String) -> String? {
-        getenv(name).map { String(cString: $0) }
     }
 
     /// Reads a weights file.

@@ -1,3 +1,5 @@
+// Built with the Serve trait only (Package.swift).
+#if Serve
 /// The page served at `/`: plain HTML, CSS and JavaScript in the binary (no CDN, works offline).
 ///
 /// It reads `/events` (EventSource, which reconnects by itself and resumes with
@@ -332,3 +334,4 @@ footer { color:var(--dim); font-size:0.8rem; text-align:center; }
 </html>
 """#
 }
+#endif

@@ -1,3 +1,5 @@
+// Built with the Serve trait only (Package.swift).
+#if Serve
 import SoundCompassEngine
 import Synchronization
 
@@ -371,3 +373,4 @@ package final class RecordBroadcast: Sendable {
     /// Streaming clients connected now.
     package var clientCount: Int { state.withLock { $0.clients.count } }
 }
+#endif

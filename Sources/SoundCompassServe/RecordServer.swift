@@ -1,3 +1,5 @@
+// Built with the Serve trait only (Package.swift).
+#if Serve
 import Dispatch
 import Hummingbird
 import Logging
@@ -173,3 +175,4 @@ final class ChannelRegistry: Sendable {
     func channel(_ id: Int) -> (any Channel)? { channels.withLock { $0[id] } }
     func all() -> [any Channel] { channels.withLock { Array($0.values) } }
 }
+#endif

@@ -1,3 +1,5 @@
+// Built with the Serve trait only (Package.swift).
+#if Serve
 /// Where `live --serve` listens: `PORT`, `HOST:PORT` or `[IPv6]:PORT`.
 public struct ServeAddress: Sendable, Equatable, CustomStringConvertible {
     /// The address to bind: an IPv4 or IPv6 literal or a host name (default `127.0.0.1`).
@@ -47,3 +49,4 @@ public struct ServeAddress: Sendable, Equatable, CustomStringConvertible {
     /// `HOST:PORT`, brackets around an IPv6 host.
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }
+#endif

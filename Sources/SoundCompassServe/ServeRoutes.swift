@@ -1,3 +1,5 @@
+// Built with the Serve trait only (Package.swift).
+#if Serve
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -146,3 +148,4 @@ struct ServeRoutes: Sendable {
         })
     }
 }
+#endif

@@ -1,3 +1,5 @@
+// Built with the Serve trait only (Package.swift).
+#if Serve
 /// What `live --serve` was asked for.
 package struct ServeSettings: Sendable {
     /// Where to listen.
@@ -50,3 +52,4 @@ package struct ServedSession: Sendable {
         self.paced = paced
     }
 }
+#endif

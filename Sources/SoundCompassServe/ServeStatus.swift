@@ -1,3 +1,5 @@
+// Built with the Serve trait only (Package.swift).
+#if Serve
 /// The `/status` document, written by hand (a few dozen fields, no Foundation needed).
 enum ServeStatus {
     /// - Parameters:
@@ -49,3 +51,4 @@ enum ServeStatus {
             + "\"records_dropped_by_closed_streams\":\(f.recordsDroppedByGoneClients)}\n"
     }
 }
+#endif

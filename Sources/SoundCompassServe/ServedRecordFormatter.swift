@@ -1,3 +1,5 @@
+// Built with the Serve trait only (Package.swift).
+#if Serve
 import SoundCompassEngine
 import SoundCompassIO
 
@@ -46,3 +48,4 @@ package final class ServedRecordFormatter {
         try? writer.write(record)
     }
 }
+#endif

@@ -1,3 +1,5 @@
+// Built with the Serve trait only (Package.swift).
+#if Serve
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -53,3 +55,4 @@ package enum WallClock {
         digits(millis, 3); bytes.append(UInt8(ascii: "Z"))
     }
 }
+#endif

@@ -10,13 +10,15 @@ import Testing
 import Glibc
 #endif
 
+private let modelDirectory = YAMNetWeights.defaultDirectory(environment: environmentVariable)
+
 /// With `--classify` the per-frame path still allocates nothing: the sound classifier
 /// (resampling, spectra, per-source masks, YAMNet every 0.48 s and labelling every record)
 /// counted together with the analyzer, block by block, after a warm-up.
 @Suite(
     "Allocations of the per-frame path with the sound classifier",
     .enabled(if: availableOrOnCI(malloc_counter_available() == 1), "needs glibc's allocator"),
-    .enabled(if: availableOrOnCI(FileManager.default.fileExists(atPath: YAMNetWeights.defaultDirectory + "/" + YAMNetWeights.fileName)),
+    .enabled(if: availableOrOnCI(FileManager.default.fileExists(atPath: modelDirectory + "/" + YAMNetWeights.fileName)),
              "the YAMNet model is not fetched (run scripts/fetch-model); runs on CI"))
 struct ClassifierAllocationTests {
     @Test("analyzer + SourceLabeler allocate nothing per frame (two sources)")
@@ -30,7 +32,7 @@ struct ClassifierAllocationTests {
         ).render()
         let configuration = AnalysisConfiguration(sampleRate: rate)
         let analyzer = try StreamingAnalyzer(configuration: configuration)
-        let classifier = try SoundClassifier(alerts: "siren,alarm", maximumBatch: SourceLabeler.batchSize(for: configuration))
+        let classifier = try SoundClassifier(directory: modelDirectory, alerts: "siren,alarm", maximumBatch: SourceLabeler.batchSize(for: configuration))
         let labeler = try SourceLabeler(classifier: classifier, configuration: configuration)
         let block = 1024
         var frames = 0, labelled = 0

@@ -155,4 +155,31 @@ struct CommandLineHabitsTests {
         #expect(live.status == 0, "\(live.stderr)")
         #expect(live.stderrLines.first?.hasPrefix("soundcompass: warning: --sample-format s16le is ignored") == true, "\(live.stderr)")
     }
+
+    // A tool built without a default trait (Package.swift: `--traits Classifier`, as the
+    // AddressSanitizer stage of CI builds, or `--disable-default-traits`, as scripts/demo's first
+    // build) refuses the feature with a usage error that says how to get it.
+    #if !Serve
+    @Test("built without the Serve trait: --serve is a usage error naming the trait, exit 64")
+    func serveNotBuiltIn() throws {
+        let directory = TemporaryDirectory()
+        let wav = directory.path("s.wav")
+        #expect(try CLI.run(["synth", wav, "--duration", "1", "--truth", "none", "-q"]).status == 0)
+        let r = try CLI.run(["live", "--input", wav, "--serve", "0"])
+        Self.expectOneVoice(r, status: 64, mentions: "--serve 0: this soundcompass was built without the server (the Serve trait)")
+    }
+    #endif
+
+    #if !Classifier
+    @Test("built without the Classifier trait: --classify and --alert are usage errors naming the trait, exit 64")
+    func classifierNotBuiltIn() throws {
+        let directory = TemporaryDirectory()
+        let wav = directory.path("s.wav")
+        #expect(try CLI.run(["synth", wav, "--duration", "1", "--truth", "none", "-q"]).status == 0)
+        for option in [["--classify"], ["--alert", "siren"]] {
+            let r = try CLI.run(["analyze", wav] + option)
+            Self.expectOneVoice(r, status: 64, mentions: "built without the sound classifier (the Classifier trait)")
+        }
+    }
+    #endif
 }

@@ -1,3 +1,5 @@
+// With the Serve trait only (a tool built without it refuses --serve: CommandLineHabitsTests).
+#if Serve
 import Foundation
 import Testing
 import TestSupport
@@ -81,3 +83,4 @@ import TestSupport
         return check.status == 0
     }()
 }
+#endif

@@ -1,3 +1,5 @@
+// With the Serve trait only (a tool built without it refuses --serve: CommandLineHabitsTests).
+#if Serve
 import Foundation
 import Synchronization
 import Testing
@@ -457,3 +459,4 @@ enum HTTPProbe {
         return events
     }
 }
+#endif

@@ -7,7 +7,7 @@ import TestSupport
 import Testing
 
 /// The model directory, when the model is fetched (scripts/fetch-model).
-let modelDirectory = YAMNetWeights.defaultDirectory
+let modelDirectory = YAMNetWeights.defaultDirectory(environment: environmentVariable)
 let modelAvailable = FileManager.default.fileExists(atPath: modelDirectory + "/" + YAMNetWeights.fileName)
 /// Loaded once: reading 15 MB per test would dominate.
 nonisolated(unsafe) let sharedClassifier: SoundClassifier? = try? SoundClassifier(directory: modelDirectory)

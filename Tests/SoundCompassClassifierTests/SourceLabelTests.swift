@@ -25,7 +25,7 @@ struct SourceLabelTests {
     static func run(_ signal: StereoSignal, labels: String = "all") throws -> (sources: [Labelled], records: [SoundLabel?]) {
         let configuration = AnalysisConfiguration(sampleRate: signal.sampleRate)
         let analyzer = try StreamingAnalyzer(configuration: configuration)
-        let classifier = try SoundClassifier(labels: labels, maximumBatch: SourceLabeler.batchSize(for: configuration))
+        let classifier = try SoundClassifier(directory: modelDirectory, labels: labels, maximumBatch: SourceLabeler.batchSize(for: configuration))
         let labeler = try SourceLabeler(classifier: classifier, configuration: configuration)
         var sources: [Labelled] = [], records: [SoundLabel?] = []
         let block = 4096
@@ -126,7 +126,7 @@ struct SourceLabelTests {
         sources: (Double) -> [SourceRecord]
     ) throws -> [(time: Double, id: Int, label: SoundLabel?)] {
         let configuration = AnalysisConfiguration(sampleRate: signal.sampleRate)
-        let classifier = try SoundClassifier(maximumBatch: SourceLabeler.batchSize(for: configuration))
+        let classifier = try SoundClassifier(directory: modelDirectory, maximumBatch: SourceLabeler.batchSize(for: configuration))
         let labeler = try SourceLabeler(classifier: classifier, configuration: configuration, asynchronous: asynchronous)
         defer {
             counts?.pointee = (labeler.unmaskedLonePatches, labeler.patchesClassified)

@@ -1,3 +1,5 @@
+// Built with the Serve trait only (Package.swift).
+#if Serve
 import Foundation
 import Testing
 
@@ -138,3 +140,4 @@ import Testing
         #expect(bytes.count == 24)
     }
 }
+#endif

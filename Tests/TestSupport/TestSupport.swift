@@ -81,3 +81,9 @@ public let onCI: Bool = {
 /// - Parameter available: the tool or facility is there.
 /// - Returns: `available || onCI`.
 public func availableOrOnCI(_ available: Bool) -> Bool { available || onCI }
+
+/// The value of an environment variable of the test process, `nil` when it is not set.
+/// - Parameter name: the variable.
+public func environmentVariable(_ name: String) -> String? {
+    ProcessInfo.processInfo.environment[name]
+}

@@ -1,20 +1,40 @@
+// The glue between `live` and the server of `--serve`, wholly under the Serve trait: without it,
+// ServeOptions.swift answers `--serve` with "not built in" and nothing here exists.
+#if Serve
+import ArgumentParser
 import SoundCompass
-#if SOUNDCOMPASS_SERVE
 import SoundCompassServe
-#endif
 #if canImport(Glibc)
 import Glibc
 #endif
+
+extension ServeOptions {
+    /// Checks a `--serve` address (`PORT`, `HOST:PORT`, `[IPv6]:PORT`).
+    /// - Throws: `ValidationError` naming the address.
+    static func checkAddress(_ serve: String) throws {
+        guard ServeAddress(parsing: serve) != nil else {
+            throw ValidationError("--serve takes PORT, HOST:PORT or [IPv6]:PORT with a port 0…65535, got \(serve)")
+        }
+    }
+
+    /// Starts serving the records of `session` (the options validated, `serve` given).
+    /// - Parameters:
+    ///   - session: the live session.
+    ///   - input: the device or input, for `/status`.
+    ///   - paced: the recording is paced to real time.
+    /// - Throws: ``CLIFailure`` (exit 69) when the address cannot be listened on.
+    func startServing(session: AnalysisSession, input: String, paced: Bool) throws -> any LiveRecordPublisher {
+        try LiveServing(options: self, session: session, input: input, paced: paced)
+    }
+}
 
 /// `live --serve`: the records of the session served over HTTP besides stdout. The analysis
 /// thread only formats each record once and publishes it to a lock-protected ring
 /// (``publish(_:)``); the server's own threads take from there, so a slow, stalled or failing
 /// client can neither delay the analysis nor lose a stdout record.
-final class LiveServing {
-    #if SOUNDCOMPASS_SERVE
+final class LiveServing: LiveRecordPublisher {
     private let server: RecordServer
     private let formatter: ServedRecordFormatter
-    #endif
     /// The address to open in a browser.
     let url: String
 
@@ -26,7 +46,6 @@ final class LiveServing {
     ///   - paced: the recording is paced to real time.
     /// - Throws: ``CLIFailure`` (exit 69) when the address cannot be listened on.
     init(options: ServeOptions, session: AnalysisSession, input: String, paced: Bool) throws {
-        #if SOUNDCOMPASS_SERVE
         let address = ServeAddress(parsing: options.serve ?? "0")!
         let configuration = session.configuration
         let framesPerSecond = configuration.sampleRate / Double(configuration.hopLength)
@@ -61,44 +80,32 @@ final class LiveServing {
             Diagnostics.warning(
                 "--serve \(address): other machines can connect and read the records without a token; give --token (or SOUNDCOMPASS_TOKEN), or serve on 127.0.0.1 behind a reverse proxy (Docs/Serve.md)")
         }
-        #else
-        preconditionFailure("--serve is not built in")
-        #endif
     }
 
     /// Served records carry the sound classifier's fields (`label`…, `alert`), as stdout's do:
     /// set once classification is attached to the session.
     func servesLabels() {
-        #if SOUNDCOMPASS_SERVE
         formatter.labels = true
-        #endif
     }
 
     /// The records of the next period end at this monotonic time (ns).
     func periodStarted(_ monotonic: UInt64) {
-        #if SOUNDCOMPASS_SERVE
         formatter.periodStarted(monotonic: monotonic)
-        #endif
     }
 
     /// Publishes a record to every client; never blocks, never fails.
     func publish(_ record: AnalysisRecord) {
-        #if SOUNDCOMPASS_SERVE
         formatter.publish(record)
-        #endif
     }
 
     /// After each period: the capture's overruns, for `/status`.
     func periodDone(overruns: Int) {
-        #if SOUNDCOMPASS_SERVE
         server.broadcast.setOverruns(overruns)
-        #endif
     }
 
     /// Ends every stream cleanly and stops the server (at most about 3 s).
     func stop() {
-        #if SOUNDCOMPASS_SERVE
         server.stop()
-        #endif
     }
 }
+#endif

@@ -105,7 +105,7 @@ extension SoundCompassCommand {
                 let session = try AnalysisSession(
                     source: source, settings: analysis.settings, imu: imu.followInput, warning: Diagnostics.warning)
                 let server = try serving.serve == nil
-                    ? nil : LiveServing(options: serving, session: session, input: inputName, paced: paced)
+                    ? nil : serving.startServing(session: session, input: inputName, paced: paced)
                 defer { server?.stop() }
                 try analyze(session, server: server)
             }
@@ -161,7 +161,7 @@ extension SoundCompassCommand {
 
         // MARK: - Run
 
-        private func analyze(_ session: AnalysisSession, server: LiveServing?) throws {
+        private func analyze(_ session: AnalysisSession, server: (any LiveRecordPublisher)?) throws {
             let stdout = LineSink.standardOutput()
             let showCompass = stdout.isTerminal && (output.format == nil || output.output != nil)
             let made = output.output != nil || !showCompass ? try output.makeWriter(for: session, input: input) : nil
@@ -176,7 +176,7 @@ extension SoundCompassCommand {
             }
         }
 
-        private func stream(_ session: AnalysisSession, writer: RecordWriter?, showCompass: Bool, server: LiveServing?) throws {
+        private func stream(_ session: AnalysisSession, writer: RecordWriter?, showCompass: Bool, server: (any LiveRecordPublisher)?) throws {
             let stdout = LineSink.standardOutput()
             let compass = showCompass
                 ? TerminalCompass(sink: stdout, columns: terminalColumns(), bandNames: session.bandNames) : nil

@@ -1,6 +1,11 @@
 import ArgumentParser
 import SoundCompass
+#if Classifier
 import SoundCompassClassifier
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What the sound is: `--classify`, `--labels`, `--alert`, `--model-dir` (Docs/Classification.md).
 struct ClassifierOptions: ParsableArguments {
@@ -23,6 +28,16 @@ struct ClassifierOptions: ParsableArguments {
     /// True when classification is asked for.
     var enabled: Bool { classify || alert != nil || labels != nil }
 
+    func validate() throws {
+        #if !Classifier
+        if enabled {
+            throw ValidationError(
+                "--classify, --labels and --alert: this soundcompass was built without the sound classifier (the Classifier trait); build it with the default traits: swift build -c release --product soundcompass")
+        }
+        #endif
+    }
+
+    #if Classifier
     /// Gives `session` a sound classifier when asked for, and tells `writer` to write labels.
     /// - Parameters:
     ///   - asynchronous: run the forward passes off the analysis thread (`live`: the bearing
@@ -32,7 +47,7 @@ struct ClassifierOptions: ParsableArguments {
         guard enabled else { return }
         do {
             let classifier = try SoundClassifier(
-                directory: modelDir ?? YAMNetWeights.defaultDirectory, labels: labels ?? "all", alerts: alert ?? "",
+                directory: modelDir ?? YAMNetWeights.defaultDirectory(environment: { getenv($0).map { String(cString: $0) } }), labels: labels ?? "all", alerts: alert ?? "",
                 maximumBatch: SourceLabeler.batchSize(for: session.configuration))
             session.labeler = try SourceLabeler(
                 classifier: classifier, configuration: session.configuration, asynchronous: asynchronous)
@@ -46,4 +61,9 @@ struct ClassifierOptions: ParsableArguments {
             throw CLIFailure(error.description, status: status)
         }
     }
+    #else
+    func attach(to session: AnalysisSession, writer: RecordWriter?, asynchronous: Bool = false) throws(CLIFailure) {
+        precondition(!enabled, "--classify is refused by validate() when the Classifier trait is off")
+    }
+    #endif
 }

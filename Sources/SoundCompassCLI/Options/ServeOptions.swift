@@ -1,7 +1,5 @@
 import ArgumentParser
-#if SOUNDCOMPASS_SERVE
-import SoundCompassServe
-#endif
+import SoundCompass
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -48,14 +46,7 @@ struct ServeOptions: ParsableArguments {
             if maxClients != 16 { throw ValidationError("--max-clients applies to --serve only") }
             return
         }
-        #if SOUNDCOMPASS_SERVE
-        guard ServeAddress(parsing: serve) != nil else {
-            throw ValidationError("--serve takes PORT, HOST:PORT or [IPv6]:PORT with a port 0…65535, got \(serve)")
-        }
-        #else
-        throw ValidationError(
-            "--serve \(serve): this soundcompass was built without the server (SOUNDCOMPASS_SERVE=0); build it without that setting")
-        #endif
+        try Self.checkAddress(serve)
         if !(1...1024).contains(maxClients) { throw ValidationError("--max-clients must be 1…1024, got \(maxClients)") }
         if let token = effectiveToken,
             token.isEmpty || token.count > 256 || !token.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F })
@@ -67,3 +58,35 @@ struct ServeOptions: ParsableArguments {
         }
     }
 }
+
+/// What `live` tells the server of `--serve` (LiveServing, Live+Serve.swift, built with the Serve
+/// trait). The analysis thread only hands records over; the server's threads do the rest.
+protocol LiveRecordPublisher: AnyObject {
+    /// The address to open in a browser.
+    var url: String { get }
+    /// Served records carry the sound classifier's fields (`label`…, `alert`), as stdout's do:
+    /// called once classification is attached to the session.
+    func servesLabels()
+    /// The records of the next period end at this monotonic time, ns.
+    func periodStarted(_ monotonic: UInt64)
+    /// Publishes a record to every client; never blocks, never fails.
+    func publish(_ record: AnalysisRecord)
+    /// After each period: the capture's overruns so far, for `/status`.
+    func periodDone(overruns: Int)
+    /// Ends every stream cleanly and stops the server (at most about 3 s).
+    func stop()
+}
+
+#if !Serve
+// Built without the Serve trait: `--serve` is refused at validation, so nothing serves.
+extension ServeOptions {
+    static func checkAddress(_ serve: String) throws {
+        throw ValidationError(
+            "--serve \(serve): this soundcompass was built without the server (the Serve trait); build it with the default traits: swift build -c release --product soundcompass")
+    }
+
+    func startServing(session: AnalysisSession, input: String, paced: Bool) throws -> any LiveRecordPublisher {
+        preconditionFailure("--serve is refused by validate() when the Serve trait is off")
+    }
+}
+#endif

@@ -124,10 +124,9 @@ package final class LiveAnalysis {
             periodStarted(periodStart)
             try periodRead(Double(samples) / source.sampleRate)
             let l = UnsafeBufferPointer(rebasing: left[0..<n]), r = UnsafeBufferPointer(rebasing: right[0..<n])
-            labeler?.append(left: l, right: r)
-            try analyzer.process(left: l, right: r) { (record) throws in
+            try analyzer.process(left: l, right: r, labeler: labeler) { record in
                 summary.frames += 1
-                if let labeler { try labeler.label(record) { try emit($0) } } else { try emit(record) }
+                try emit(record)
             }
             try periodDone()
             let elapsed = MonotonicClock.now() &- periodStart

@@ -238,19 +238,8 @@ public final class AnalysisSession {
     /// - Throws: what the source or the writer throws.
     package func run(writer: RecordWriter? = nil, trace: TraceSession?, progress: ((Int) -> Void)? = nil) throws {
         try writer?.writeHeader()
-        if let labeler {
-            try source.forEachBlock(progress: progress) { left, right in
-                labeler.append(left: left, right: right)
-                try analyzer.process(left: left, right: right) { (record) throws in
-                    try labeler.label(record) { labelled in
-                        try checkNonFinite()
-                        try writer?.write(labelled)
-                        trace?.add(labelled)
-                    }
-                }
-            }
-        } else {
-            try analyzer.analyze(source, progress: progress) { record in
+        try source.forEachBlock(progress: progress) { left, right in
+            try analyzer.process(left: left, right: right, labeler: labeler) { record in
                 try checkNonFinite()
                 try writer?.write(record)
                 trace?.add(record)
