@@ -150,7 +150,7 @@ let benchmarks: @Sendable () -> Void = {
     // MARK: Per-band estimates (SubbandEstimator.estimate), after the frame's broadband estimate.
     do {
         let estimator = DirectionEstimator(configuration: configuration)
-        let subbands = SubbandEstimator(bands: configuration.usableBands, configuration: configuration, broadband: estimator)
+        let subbands = SubbandEstimator(bands: configuration.usableBands, broadband: estimator)
         var records = subbands.makeRecords()
         let first = StageScene.frame(0)
         subbands.append(left: first.left.baseAddress!, right: first.right.baseAddress!, count: frameLength)

@@ -98,8 +98,15 @@ struct ReadmeTourTests {
     @Test("every program the tour calls is soundcompass, a base tool, or installed by the set-up commands")
     func tourProgramsComeWithSetUp() throws {
         let installDeps = try String(contentsOf: Self.repository.appendingPathComponent("scripts/install-deps"), encoding: .utf8)
-        let line = try #require(installDeps.split(separator: "\n").first { $0.hasPrefix("packages=(") })
-        let packages = Set(line.dropFirst("packages=(".count).dropLast().split(separator: " ").map(String.init))
+        // `packages=(…)` (what the tool builds against) and `packages+=(…)` (the tour's and the
+        // tests', installed after scripts/demo's first bearing).
+        let lists = installDeps.split(separator: "\n").compactMap { line -> Substring? in
+            guard line.contains("packages=(") || line.contains("packages+=("),
+                let open = line.firstIndex(of: "("), let close = line.lastIndex(of: ")") else { return nil }
+            return line[line.index(after: open)..<close]
+        }
+        #expect(lists.count == 2, "scripts/install-deps: \(lists)")
+        let packages = Set(lists.flatMap { $0.split(separator: " ").map(String.init) })
         let base: Set = ["soundcompass", "cat", "cd", "head", "sort"]
         for command in try Self.tourCommands() {
             for stage in command.split(separator: "|") {

@@ -54,7 +54,7 @@ public struct AnalysisConfiguration: Sendable, Equatable {
     /// Lowest supported sample rate, Hz.
     public static let minimumSampleRate = 8000.0
     /// Highest supported sample rate, Hz.
-    public static let maximumSampleRate = 768_000.0
+    public static let maximumSampleRate = EngineLimits.maximumSampleRate
     /// Longest analysis frame, samples (2¹⁸: 5.5 s at 48 kHz, 0.34 s at 768 kHz). An analyzer
     /// holds about 180 bytes per frame sample (FFT buffers, band filters, lag searches), so
     /// this keeps one within about 50 MB; calibrate runs up to three (Docs/CLI.md states the

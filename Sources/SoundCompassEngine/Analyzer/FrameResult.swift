@@ -56,7 +56,7 @@ package struct FrameResult: Sendable {
     /// An azimuth of the array's frame, [−90, 90], as `hemisphere` puts it (a tracked source's
     /// own, ``SourceFrontBack``): behind the pair when it is `.back`.
     package func resolved(_ azimuth: Double, hemisphere: Hemisphere) -> Double {
-        hemisphere == .back ? FrontBackResolver.behind(azimuth) : azimuth
+        hemisphere == .back ? Hemisphere.behind(azimuth) : azimuth
     }
 
     /// A resolved azimuth turned into the world's frame by the frame's yaw (nil while the

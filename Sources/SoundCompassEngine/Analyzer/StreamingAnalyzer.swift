@@ -88,7 +88,7 @@ public final class StreamingAnalyzer {
         try configuration.validate()
         self.configuration = configuration
         self.estimator = DirectionEstimator(configuration: configuration)
-        self.subbands = SubbandEstimator(bands: configuration.usableBands, configuration: configuration, broadband: estimator)
+        self.subbands = SubbandEstimator(bands: configuration.usableBands, broadband: estimator)
         self.left = AlignedFloats(count: configuration.frameLength)
         self.right = AlignedFloats(count: configuration.frameLength)
         self.activity = ActivityDetector(configuration: configuration.activity, hopDuration: configuration.hopDuration)

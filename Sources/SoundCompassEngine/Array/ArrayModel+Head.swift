@@ -168,3 +168,18 @@ extension ArrayModel {
         return x < 0 ? -s : s
     }
 }
+
+extension ArrayModel {
+    /// The low-frequency share of every FFT bin, `N/2 + 1` values (see
+    /// ``lowFrequencyShare(frequencyHz:)``), for ``FrameSpectra/lowFrequencyShare(shares:bins:)``.
+    /// - Parameters:
+    ///   - fftSize: `N`.
+    ///   - sampleRate: Hz.
+    func binLowFrequencyShares(fftSize: Int, sampleRate: Double) -> AlignedFloats {
+        let table = AlignedFloats(count: fftSize / 2 + 1)
+        for k in 0...(fftSize / 2) {
+            table[k] = Float(lowFrequencyShare(frequencyHz: Double(k) * sampleRate / Double(fftSize)))
+        }
+        return table
+    }
+}

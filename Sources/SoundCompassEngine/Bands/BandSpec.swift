@@ -28,7 +28,7 @@ public struct BandSpec: Sendable, Equatable, CustomStringConvertible {
 
     /// The highest band edge any supported rate can analyse, Hz: 0.45 × the highest rate
     /// (768 kHz), 345.6 kHz.
-    public static let maximumEdgeHertz = 0.45 * AnalysisConfiguration.maximumSampleRate
+    public static let maximumEdgeHertz = 0.45 * EngineLimits.maximumSampleRate
 
     /// Parses `name:low-high,name:low-high,…` (Hz), or `none` for no bands.
     /// - Throws: ``BandSpecError`` naming the part that does not parse.

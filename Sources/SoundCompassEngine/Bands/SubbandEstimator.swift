@@ -23,7 +23,7 @@ package final class SubbandEstimator {
     private let gccPhat: GCCPHAT
     /// This estimator's own working memory for the bands' correlations.
     private let scratch: BandCorrelationScratch
-    private let configuration: AnalysisConfiguration
+    private let configuration: DirectionEstimator.Configuration
     private let binRanges: [(first: Int, last: Int)]
     /// Each band's table for its correlation at the searched lags (nil where an inverse FFT is
     /// cheaper, see ``BandLagBasis``).
@@ -40,11 +40,12 @@ package final class SubbandEstimator {
 
     /// - Parameters:
     ///   - bands: the bands; those above 0.45·fs must already be dropped.
-    ///   - configuration: the analysis settings.
     ///   - broadband: the broadband estimator whose frames' spectra
-    ///     ``estimate(spectra:broadband:active:into:)`` is given (its GCC-PHAT's FFT size sets the
-    ///     bands' bin ranges; its binaural bin shares are read, not built again).
-    package init(bands: [BandSpec], configuration: AnalysisConfiguration, broadband: DirectionEstimator) {
+    ///     ``estimate(spectra:broadband:active:into:)`` is given (its settings are the bands'; its
+    ///     GCC-PHAT's FFT size sets the bands' bin ranges; its binaural bin shares are read, not
+    ///     built again).
+    package init(bands: [BandSpec], broadband: DirectionEstimator) {
+        let configuration = broadband.configuration
         let fs = configuration.sampleRate
         let gccPhat = broadband.gccPhat
         let fftSize = gccPhat.fftSize

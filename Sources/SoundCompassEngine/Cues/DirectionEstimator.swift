@@ -38,8 +38,39 @@ package struct FrameEstimate: Sendable, Equatable {
 ///
 /// Life cycle: `init` allocates; ``estimate(left:right:)`` never allocates.
 package final class DirectionEstimator {
+    /// What the broadband estimate needs of the analysis settings (the analyzer's
+    /// `AnalysisConfiguration` gives one; the per-band estimator and the multi-source
+    /// candidates read the same through ``DirectionEstimator/configuration``).
+    package struct Configuration: Sendable, Equatable {
+        /// Samples per second, Hz.
+        package var sampleRate: Double
+        /// Samples per analysis frame.
+        package var frameLength: Int
+        /// GCC-PHAT's lag window, samples each side of zero (the array's largest delay, its offset
+        /// and the margin; fractional).
+        package var maximumLagSamples: Double
+        /// The cross-spectrum's smoothing between frames, 0…1.
+        package var coherenceSmoothing: Double
+        /// Frames below this level are silent (no cue), dBFS.
+        package var silenceGateDBFS: Double
+        /// The microphone pair.
+        package var array: ArrayModel
+
+        package init(
+            sampleRate: Double, frameLength: Int, maximumLagSamples: Double, coherenceSmoothing: Double,
+            silenceGateDBFS: Double, array: ArrayModel
+        ) {
+            self.sampleRate = sampleRate
+            self.frameLength = frameLength
+            self.maximumLagSamples = maximumLagSamples
+            self.coherenceSmoothing = coherenceSmoothing
+            self.silenceGateDBFS = silenceGateDBFS
+            self.array = array
+        }
+    }
+
     /// The settings this estimator was made for.
-    package let configuration: AnalysisConfiguration
+    package let configuration: Configuration
     /// The time-difference estimator.
     package let gccPhat: GCCPHAT
     private let highFrequencyBin: Int
@@ -50,8 +81,8 @@ package final class DirectionEstimator {
     /// Lower edge of the band used for the binaural level cue, Hz.
     package static let highFrequencyEdge = 1500.0
 
-    /// - Parameter configuration: must pass ``AnalysisConfiguration/validate()``.
-    package init(configuration: AnalysisConfiguration) {
+    /// - Parameter configuration: from a configuration that passed `AnalysisConfiguration.validate()`.
+    package init(configuration: Configuration) {
         self.configuration = configuration
         let fs = configuration.sampleRate
         self.gccPhat = GCCPHAT(

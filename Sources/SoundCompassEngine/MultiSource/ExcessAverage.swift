@@ -94,7 +94,7 @@ package final class ExcessAverage {
     ///   - fftSize: the frames' FFT size `N`.
     ///   - searchLag: half-width of the lag window, whole samples.
     ///   - hopDuration: seconds between frames.
-    ///   - windowSeconds: the plain average's window (``AnalysisConfiguration/sourceWindowSeconds``).
+    ///   - windowSeconds: the plain average's window (``SourceCandidateFinder/Configuration/sourceWindowSeconds``).
     ///   - historyRows: rows of the finder's history ring.
     package init(fftSize n: Int, searchLag: Int, hopDuration: Double, windowSeconds: Double, historyRows: Int) {
         let m = Self.size(fftSize: n, searchLag: searchLag)

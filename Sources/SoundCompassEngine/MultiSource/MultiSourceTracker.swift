@@ -4,7 +4,7 @@ import Glibc
 import Musl
 #endif
 
-/// Follows up to ``AnalysisConfiguration/maxSources`` sources from the candidate directions of
+/// Follows up to ``Configuration/maxSources`` sources from the candidate directions of
 /// each frame (``SourceCandidateFinder``) and fills ``AnalysisRecord/sources``.
 ///
 /// - **Association.** Each track predicts its bearing from its velocity and, with an IMU, from
@@ -68,6 +68,23 @@ import Musl
 /// Life cycle: `init` allocates; ``update(candidates:count:averageLevelDBFS:yaw:into:)`` and
 /// ``setHemisphere(_:ofSourceWithID:)`` never allocate (given a `sources` array it may write into without copying).
 package final class MultiSourceTracker {
+    /// What the tracker needs of the analysis settings (the analyzer's `AnalysisConfiguration`
+    /// gives one).
+    package struct Configuration: Sendable, Equatable {
+        /// Most sources reported at once (> 0).
+        package var maxSources: Int
+        /// Time between frames, seconds.
+        package var hopDuration: Double
+        /// The sources' averaging window, seconds.
+        package var sourceWindowSeconds: Double
+
+        package init(maxSources: Int, hopDuration: Double, sourceWindowSeconds: Double) {
+            self.maxSources = maxSources
+            self.hopDuration = hopDuration
+            self.sourceWindowSeconds = sourceWindowSeconds
+        }
+    }
+
     /// Largest distance between a track's predicted bearing and a candidate it takes, degrees.
     package static let gateDegrees = 12.0
     /// Matched frames before a tentative track becomes a source.
@@ -201,9 +218,9 @@ package final class MultiSourceTracker {
     package private(set) var heardShares: [Double]
 
     /// - Parameters:
-    ///   - configuration: the analysis settings (``AnalysisConfiguration/maxSources`` > 0).
+    ///   - configuration: the tracker's settings (``Configuration/maxSources`` > 0).
     ///   - candidateCapacity: most candidates per frame.
-    package init(configuration: AnalysisConfiguration, candidateCapacity: Int) {
+    package init(configuration: Configuration, candidateCapacity: Int) {
         self.capacity = max(1, configuration.maxSources)
         self.hop = configuration.hopDuration
         self.smoothing = min(1, configuration.hopDuration / configuration.sourceWindowSeconds)

@@ -12,7 +12,7 @@ import Musl
 /// spaced pair), `L = g_L·S` and `R = g_R·S`, so `(|L|² − |R|², 2·Re(L·R̄))` points at `2ψ`.
 /// Each frame adds its bins (200 Hz … 8 kHz) to a histogram of `2ψ`, weighted by their
 /// magnitude `(|L|² + |R|²)^½`; the histogram is averaged like the correlation of the spaced
-/// pair (over ``AnalysisConfiguration/sourceWindowSeconds``, times the frame's tail weight), and
+/// pair (over ``SourceCandidateFinder/Configuration/sourceWindowSeconds``, times the frame's tail weight), and
 /// its peaks, mapped through the pair's patterns (``CoincidentPair/azimuth(principalAngle:)``),
 /// are the candidates. A candidate's strength is the share of the weight within ±3 bins of its
 /// peak.

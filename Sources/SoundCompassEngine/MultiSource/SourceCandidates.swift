@@ -40,7 +40,7 @@ package struct SourceCandidate: Sendable, Equatable {
 }
 
 /// The directions heard in the last fraction of a second: the peaks of the frames' GCC-PHAT
-/// correlations averaged over ``AnalysisConfiguration/sourceWindowSeconds``.
+/// correlations averaged over ``SourceCandidateFinder/Configuration/sourceWindowSeconds``.
 ///
 /// **Why this separates talkers.** Speech is sparse in time and frequency: in each bin of a
 /// frame one talker mostly dominates (W-disjoint orthogonality; Yilmaz and Rickard, 2004), so
@@ -89,6 +89,32 @@ package struct SourceCandidate: Sendable, Equatable {
 /// Life cycle: `init` allocates; ``update(spectra:levelDBFS:aboveGate:weight:)`` and
 /// ``find(lowFrequencyShare:)`` never allocate.
 package final class SourceCandidateFinder {
+    /// What the candidate search needs of the analysis settings (the analyzer's
+    /// `AnalysisConfiguration` gives one).
+    package struct Configuration: Sendable, Equatable {
+        /// Samples per second, Hz.
+        package var sampleRate: Double
+        /// Time between frames, seconds.
+        package var hopDuration: Double
+        /// The correlations' averaging window, seconds.
+        package var sourceWindowSeconds: Double
+        /// Search for sources beside steady ones (the excess over each bin's steady floor).
+        package var hearsBesideSteadySources: Bool
+        /// The microphone pair.
+        package var array: ArrayModel
+
+        package init(
+            sampleRate: Double, hopDuration: Double, sourceWindowSeconds: Double, hearsBesideSteadySources: Bool,
+            array: ArrayModel
+        ) {
+            self.sampleRate = sampleRate
+            self.hopDuration = hopDuration
+            self.sourceWindowSeconds = sourceWindowSeconds
+            self.hearsBesideSteadySources = hearsBesideSteadySources
+            self.array = array
+        }
+    }
+
     /// Lowest height of a candidate's peak in the averaged correlation.
     package static let absoluteFloor = 0.05
     /// Lowest height of a candidate relative to the highest peak.
@@ -109,7 +135,7 @@ package final class SourceCandidateFinder {
     /// Fewest frames of ``echoWindowSeconds`` (at long hops the window is longer).
     package static let echoMinimumFrames = 12
 
-    let configuration: AnalysisConfiguration
+    let configuration: Configuration
     /// The broadband estimator whose frames are averaged (to check that a frame given is its current one).
     let gccPhat: GCCPHAT
     /// Half-width of the averaged lag window, whole samples (the estimator's ``GCCPHAT/searchLag``).
@@ -154,7 +180,7 @@ package final class SourceCandidateFinder {
     /// least two candidates).
     var pointSpreadPeak = 0.0
     /// The excess average (the bins that hold new sound; see `SourceCandidates+Excess.swift`),
-    /// nil unless ``AnalysisConfiguration/hearsBesideSteadySources``.
+    /// nil unless ``SourceCandidateFinder/Configuration/hearsBesideSteadySources``.
     let excess: ExcessAverage?
     /// Scratch of `addExcessCandidates`: the excess peaks taken so far, lag (samples) and height.
     var excessLags: [Double]
@@ -205,10 +231,10 @@ package final class SourceCandidateFinder {
     package var averageLevelDBFS: Double { 10 * log10(averagePower + ChannelLevels.powerFloor) }
 
     /// - Parameters:
-    ///   - configuration: the analysis settings.
+    ///   - configuration: the search's settings.
     ///   - broadband: the broadband estimator whose frames' correlations are averaged.
     ///   - capacity: most candidates kept per frame.
-    package init(configuration: AnalysisConfiguration, broadband: DirectionEstimator, capacity: Int) {
+    package init(configuration: Configuration, broadband: DirectionEstimator, capacity: Int) {
         precondition(capacity <= 64, "steadyMask holds at most 64 candidates")
         let gccPhat = broadband.gccPhat
         self.configuration = configuration
@@ -372,7 +398,7 @@ package final class SourceCandidateFinder {
     /// the window); the last frame's yaw until a frame counts; nil when the last frame had none.
     /// A turning listener hears a still source's averaged peak where the source was at this
     /// yaw, not at the current one: the average lags the turn by about the window
-    /// (``AnalysisConfiguration/sourceWindowSeconds``), 0.3 s, in which a head turning at 45°/s
+    /// (``SourceCandidateFinder/Configuration/sourceWindowSeconds``), 0.3 s, in which a head turning at 45°/s
     /// moves a source by ~13°.
     package var averageYaw: Double? {
         guard let lastYaw else { return nil }

@@ -78,7 +78,7 @@ package struct SourceFrontBack {
     package private(set) var hemispheres: [Hemisphere]
 
     /// - Parameters:
-    ///   - capacity: most sources listed at once (``AnalysisConfiguration/maxSources``), ≥ 0.
+    ///   - capacity: most sources listed at once (``MultiSourceTracker/Configuration/maxSources``), ≥ 0.
     ///   - hopDuration: seconds between frames, > 0.
     package init(capacity: Int, hopDuration: Double) {
         histogram = [Double](repeating: 0, count: Self.binCount)

@@ -140,14 +140,8 @@ package struct FrontBackResolver {
         switch expectedHemisphere(yaw: heading) {
         case .unknown: return Resolution(hemisphere: .unknown, azimuth: tracked)
         case .front: return Resolution(hemisphere: .front, azimuth: tracked)
-        case .back: return Resolution(hemisphere: .back, azimuth: Self.behind(tracked))
+        case .back: return Resolution(hemisphere: .back, azimuth: Hemisphere.behind(tracked))
         }
-    }
-
-    /// The bearing behind the pair that gives the same lateral position as `azimuth` (degrees
-    /// in [−90, 90]): `±180 − azimuth`, on (−180, 180] (+40 → +140, −40 → −140, 0 → 180).
-    package static func behind(_ azimuth: Double) -> Double {
-        YawTimeline.wrap(azimuth >= 0 ? 180 - azimuth : -180 - azimuth)
     }
 
     private mutating func insert(time: Double, yaw: Double, lateral s: Double, weight w: Double) {

@@ -117,8 +117,6 @@ public final class YawTimeline {
 
     /// `degrees` wrapped to (−180, 180].
     public static func wrap(_ degrees: Double) -> Double {
-        var a = degrees.truncatingRemainder(dividingBy: 360)
-        if a > 180 { a -= 360 } else if a <= -180 { a += 360 }
-        return a
+        wrapDegrees(degrees)
     }
 }

@@ -5,8 +5,8 @@ import Musl
 #endif
 
 /// What frequency a frame's binaural measurements represent, for the frequency-dependent head
-/// model (see ``ArrayModel/lowFrequencyShare(frequencyHz:)`` and
-/// ``ArrayModel/levelDifference(lateral:frequencyHz:)``).
+/// model of the Array layer (its `lowFrequencyShare(frequencyHz:)` and
+/// `levelDifference(lateral:frequencyHz:)`).
 extension FrameSpectra {
     /// The low-frequency share `L` that the time difference measured on bins `bins` carries:
     /// the average of the bins' shares with weights `Re(G[k]·e^(iωₖτ))·k²`, `G` the weighted
@@ -70,20 +70,5 @@ extension FrameSpectra {
         let binWidth = sampleRate / Double(fftSize)
         guard total > 0, total.isFinite, weightedLog.isFinite else { return Double(firstBin) * binWidth }
         return exp(Double(weightedLog / total)) * binWidth
-    }
-}
-
-extension ArrayModel {
-    /// The low-frequency share of every FFT bin, `N/2 + 1` values (see
-    /// ``lowFrequencyShare(frequencyHz:)``), for ``FrameSpectra/lowFrequencyShare(shares:bins:)``.
-    /// - Parameters:
-    ///   - fftSize: `N`.
-    ///   - sampleRate: Hz.
-    func binLowFrequencyShares(fftSize: Int, sampleRate: Double) -> AlignedFloats {
-        let table = AlignedFloats(count: fftSize / 2 + 1)
-        for k in 0...(fftSize / 2) {
-            table[k] = Float(lowFrequencyShare(frequencyHz: Double(k) * sampleRate / Double(fftSize)))
-        }
-        return table
     }
 }

@@ -7,6 +7,12 @@ import Musl
 /// Which half-plane the source is in: a two-microphone array alone cannot tell.
 public enum Hemisphere: String, Sendable, CaseIterable {
     case front, back, unknown
+
+    /// The bearing behind the pair that gives the same lateral position as `azimuth` (degrees
+    /// in [−90, 90]): `±180 − azimuth`, on (−180, 180] (+40 → +140, −40 → −140, 0 → 180).
+    package static func behind(_ azimuth: Double) -> Double {
+        wrapDegrees(azimuth >= 0 ? 180 - azimuth : -180 - azimuth)
+    }
 }
 
 /// The estimate of one frequency band in one frame (filled by the band estimator).
@@ -139,6 +145,6 @@ public struct AnalysisRecord: Sendable, Equatable {
     /// on (−180, 180]) when ``hemisphere`` is `.back`, as measured otherwise. Summaries and traces
     /// read this, so that a frame's own bearing and the tracked one are on the same side.
     package var resolvedRawAzimuth: Double {
-        hemisphere == .back ? FrontBackResolver.behind(rawAzimuth) : rawAzimuth
+        hemisphere == .back ? Hemisphere.behind(rawAzimuth) : rawAzimuth
     }
 }
