@@ -186,7 +186,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SoundCompassServeTests",
-            dependencies: ["SoundCompassServe", "SoundCompassEngine", "TestSupport"]
+            dependencies: ["SoundCompassServe", "SoundCompassIO", "SoundCompassEngine", "TestSupport"]
         ),
         .testTarget(
             name: "TestSignalsTests",

@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import SoundCompassServe
+import SoundCompassIO
 
 /// The broadcast's rules without a network: what a client is given, skipped and dropped.
 @Suite struct RecordBroadcastTests {

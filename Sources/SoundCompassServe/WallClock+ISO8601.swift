@@ -5,28 +5,11 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import SoundCompassIO
 
-/// The wall clock (UTC) of served records: `CLOCK_REALTIME`, written as ISO 8601 with
-/// milliseconds, without allocating.
-package enum WallClock {
-    /// Nanoseconds since the Unix epoch, now.
-    package static func nowNanoseconds() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
-    }
-
-    /// The wall-clock time of a moment of the monotonic clock (`CLOCK_MONOTONIC`, ns), by the
-    /// two clocks' difference now.
-    package static func nanoseconds(ofMonotonic monotonic: UInt64) -> Int64 {
-        var real = timespec(), mono = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &mono)
-        clock_gettime(CLOCK_REALTIME, &real)
-        let monoNow = Int64(mono.tv_sec) * 1_000_000_000 + Int64(mono.tv_nsec)
-        let realNow = Int64(real.tv_sec) * 1_000_000_000 + Int64(real.tv_nsec)
-        return realNow - (monoNow - Int64(bitPattern: monotonic))
-    }
-
+/// The wall clock (SoundCompassIO's ``WallClock``) written as ISO 8601 with milliseconds,
+/// without allocating, for served records.
+extension WallClock {
     /// Appends `2026-11-25T15:04:05.123Z` (24 bytes) for `nanoseconds` since the epoch,
     /// truncated to the millisecond.
     package static func appendISO8601(_ nanoseconds: Int64, to bytes: inout [UInt8]) {
