@@ -1,6 +1,7 @@
 // Built with the Serve trait only (Package.swift).
 #if Serve
 import SoundCompassEngine
+import SoundCompassIO
 import Synchronization
 
 /// The records of a live session, formatted once and handed to every connected client without

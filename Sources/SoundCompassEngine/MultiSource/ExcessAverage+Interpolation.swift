@@ -14,7 +14,7 @@ import Musl
 /// them. The correlation itself is band-limited, so between its lags it is read exactly, up to
 /// the kernel's truncation, by sinc interpolation, and the high frequencies' resolution comes
 /// back (``SourceCandidateFinder`` uses it beside a steady source; see
-/// `SourceCandidates+BesideSteady.swift`).
+/// `BesideSteadySearch.swift`).
 extension ExcessAverage {
     /// Taps on each side of a point of ``onsetAverage(atStep:)``; the average is kept this far
     /// outside the lag window (``onsetFlanks``).

@@ -145,10 +145,6 @@ extension SourceCandidateFinder {
         }
     }
 
-    /// Whether candidate `j` (of the plain average) is a steady source (see
-    /// ``markSteadyCandidates()``).
-    func isSteady(_ j: Int) -> Bool { steadyMask & (1 << UInt64(j)) != 0 }
-
     /// Whether candidate `j` (of the plain average) holds little new sound: a steady source, or
     /// the candidate with the highest new-sound ratio when that ratio is below ``steadyRatio``
     /// (see ``markSteadyCandidates()``). The steady-reflection test judges these.
@@ -226,12 +222,15 @@ extension SourceCandidateFinder {
             // Beside a steady source the smoothed peak may be the new sound's merged with the
             // steady source's leak: read between the lags, unsmoothed.
             var lag = peak.lag, index = peak.index
-            if let unmerged = lagBesideSteady(peak.lag, steadyCount: steadyCount, limit: limit, excess: excess) {
+            if let unmerged = besideSteady.lag(
+                besideSteady: peak.lag, lags: lags, steadyCount: steadyCount, separation: separation, limit: limit,
+                excess: excess) {
                 lag = unmerged
                 index = Int(unmerged.rounded()) + K
             }
             // Only a steady source's leak sits on its own lag.
-            if hasSteadyLag(within: Self.steadySeparationSamples, of: lag, steadyCount: steadyCount) { continue }
+            if BesideSteadySearch.hasSteadyLag(
+                within: Self.steadySeparationSamples, of: lag, lags: lags, steadyCount: steadyCount) { continue }
             candidates[count] = SourceCandidate(azimuth: 0, strength: peak.height, share: 0)
             candidates[count].fromOnsets = true
             lags[count] = lag

@@ -23,7 +23,7 @@ package struct SourceCandidate: Sendable, Equatable {
     /// when `echo` is 0).
     package var echoPartner: Int = -1
     /// Whether it is a reflection of a stronger steady candidate, told by their cross terms
-    /// (see `SourceCandidates+Images.swift`): it may feed a source but starts none.
+    /// (see `ReflectionImageTest.swift`): it may feed a source but starts none.
     package var steadyReflection = false
     /// Whether it was read from the onset average beside a steady source (see
     /// `SourceCandidates+Excess.swift`): new sound, so no steady source's reflection.
@@ -84,7 +84,7 @@ package struct SourceCandidate: Sendable, Equatable {
 /// binaural model at the frame's low-frequency share).
 ///
 /// A coincident pair has no time difference: its candidates are the peaks of a histogram of
-/// the bins' principal angles (see `SourceCandidates+Coincident.swift`).
+/// the bins' principal angles (see `CoincidentAngleSearch.swift`).
 ///
 /// Life cycle: `init` allocates; ``update(spectra:levelDBFS:aboveGate:weight:)`` and
 /// ``find(lowFrequencyShare:)`` never allocate.
@@ -135,14 +135,14 @@ package final class SourceCandidateFinder {
     /// Fewest frames of ``echoWindowSeconds`` (at long hops the window is longer).
     package static let echoMinimumFrames = 12
 
-    let configuration: Configuration
+    private let configuration: Configuration
     /// The broadband estimator whose frames are averaged (to check that a frame given is its current one).
-    let gccPhat: GCCPHAT
+    private let gccPhat: GCCPHAT
     /// Half-width of the averaged lag window, whole samples (the estimator's ``GCCPHAT/searchLag``).
     let searchLag: Int
     /// The largest physical lag, samples.
     let maxLag: Double
-    let fftSize: Int
+    private let fftSize: Int
     /// Share of the newest frame in the average: hop / window.
     private let smoothing: Float
     /// The averaged correlation at lags `−searchLag…searchLag` (index `lag + searchLag`).
@@ -160,14 +160,11 @@ package final class SourceCandidateFinder {
     /// weighted cross-spectra: the average correlation's point-spread function is its cosine
     /// transform (see `sidelobe(at:)`).
     private let binWeights: AlignedFloats
-    /// Coincident pairs: the averaged and the frame's histograms of the bins' principal angles
-    /// (``angleBins`` each; see `SourceCandidates+Coincident.swift`); nil for the other models.
-    let angleAverage: AlignedFloats?
-    let angleFrame: AlignedFloats?
-    /// The bins that vote in the principal-angle histogram.
-    let angleBinRange: Range<Int>
+    /// Coincident pairs: the search of the bins' principal angles (``CoincidentAngleSearch``),
+    /// whose candidates replace the lag search's; nil for the other models.
+    private let angles: CoincidentAngleSearch?
     /// Scratch: the frame's `|G[k]|`.
-    let magnitudes: AlignedFloats
+    private let magnitudes: AlignedFloats
     /// `(1 + cos ωₖ)/2` per bin: the [1 2 1]/4 smoothing in the frequency domain.
     private let smoothingFactors: AlignedFloats
     /// Bins per group in `sidelobe(at:)`: few enough that a group's phase spread stays below
@@ -196,26 +193,16 @@ package final class SourceCandidateFinder {
     var littleNewSoundMask: UInt64 = 0
     /// Scratch of `markSteadyCandidates()`: each plain candidate's new-sound ratio.
     var newSoundRatios: [Float]
-    /// Scratch of `lagBesideSteady(_:steadyCount:limit:excess:)`: the unsmoothed onset average
-    /// on its grid.
-    let besideSteadyValues: AlignedFloats
+    /// The reading of an excess peak beside a steady source, unsmoothed (``BesideSteadySearch``).
+    let besideSteady: BesideSteadySearch
     /// The last `historyFrames` counted frames' correlations at lags `−searchLag…searchLag`,
     /// one row each (a ring; row `historyNext` is the oldest once full).
     private let history: AlignedFloats
-    /// Half-width of ``imageAverage``, whole samples: the longest delay of a reflection behind
-    /// its source that the image test looks for (see `SourceCandidates+Images.swift`).
-    let imageLag: Int
-    /// Share of the newest frame in ``imageAverage``: hop / ``imageWindowSeconds``.
-    private let imageSmoothing: Float
-    /// The frames' correlations averaged over ``imageWindowSeconds`` at lags
-    /// `−imageLag…imageLag` (index `lag + imageLag`), far beyond the physical lag window; nil
-    /// for a coincident pair.
-    let imageAverage: AlignedFloats?
-    /// Frames averaged into ``imageAverage`` (it is their plain mean until ``imageWindowSeconds``
-    /// have passed).
-    private var imageFrames = 0
+    /// The test of steady reflections by their cross terms far outside the lag window
+    /// (``ReflectionImageTest``); nil for a coincident pair.
+    private let images: ReflectionImageTest?
     private let historyFrames: Int
-    var historyNext = 0
+    private var historyNext = 0
     private var historyCount = 0
 
     /// The candidates found by the last ``find(lowFrequencyShare:)``, strongest first; `count`
@@ -251,14 +238,11 @@ package final class SourceCandidateFinder {
         self.lagIndices = [Int](repeating: 0, count: max(1, capacity))
         self.lags = [Double](repeating: 0, count: max(1, capacity))
         self.newSoundRatios = [Float](repeating: 0, count: max(1, capacity))
-        self.besideSteadyValues = AlignedFloats(count: 2 * Self.besideSteadyReachSteps + 1)
+        self.besideSteady = BesideSteadySearch()
         let coincident = configuration.array.kind == .coincident
-        self.angleAverage = coincident ? AlignedFloats(count: Self.angleBins) : nil
-        self.angleFrame = coincident ? AlignedFloats(count: Self.angleBins) : nil
-        let binHz = configuration.sampleRate / Double(gccPhat.fftSize)
-        let lowBin = max(1, Int((Self.angleBand.low / binHz).rounded()))
-        let highBin = min(gccPhat.fftSize / 2 - 1, Int((min(Self.angleBand.high, 0.45 * configuration.sampleRate) / binHz).rounded()))
-        self.angleBinRange = lowBin..<max(lowBin, highBin + 1)
+        self.angles = coincident
+            ? CoincidentAngleSearch(array: configuration.array, sampleRate: configuration.sampleRate, fftSize: gccPhat.fftSize)
+            : nil
         self.binWeights = AlignedFloats(count: gccPhat.fftSize / 2 + 1)
         self.magnitudes = AlignedFloats(count: gccPhat.fftSize / 2 + 1)
         let n = gccPhat.fftSize
@@ -279,19 +263,19 @@ package final class SourceCandidateFinder {
             : nil
         self.excessLags = [Double](repeating: 0, count: max(1, capacity))
         self.excessHeights = [Double](repeating: 0, count: max(1, capacity))
-        self.imageLag = Self.imageLag(
-            sampleRate: configuration.sampleRate, fftSize: n, searchLag: gccPhat.searchLag)
-        self.imageSmoothing = Float(min(1, configuration.hopDuration / Self.imageWindowSeconds))
-        self.imageAverage = coincident ? nil : AlignedFloats(count: 2 * imageLag + 1)
+        self.images = coincident
+            ? nil
+            : ReflectionImageTest(
+                sampleRate: configuration.sampleRate, fftSize: n, searchLag: gccPhat.searchLag,
+                hopDuration: configuration.hopDuration)
     }
 
     /// Forgets the average.
     package func reset() {
         average.zero()
         excess?.reset()
-        imageAverage?.zero()
-        imageFrames = 0
-        angleAverage?.zero()
+        images?.reset()
+        angles?.reset()
         binWeights.zero()
         averagePower = 0
         yawSum = 0
@@ -316,10 +300,10 @@ package final class SourceCandidateFinder {
     ///     one), averaged like the frame into ``averageYaw``.
     package func update(spectra: FrameSpectra, levelDBFS: Double, aboveGate: Bool, weight: Double = 1, yaw: Double? = nil) {
         gccPhat.checkCurrent(spectra)
-        averageYaw(yaw, counts: aboveGate && (angleAverage != nil || spectra.correlation != nil), weight: weight)
-        if angleAverage != nil {
+        averageYaw(yaw, counts: aboveGate && (angles != nil || spectra.correlation != nil), weight: weight)
+        if let angles {
             // A coincident pair: its candidates come from the bins' principal angles.
-            updateAngles(spectra: spectra, counts: aboveGate, weight: Float(weight), smoothing: smoothing)
+            angles.update(spectra: spectra, counts: aboveGate, weight: Float(weight), smoothing: smoothing)
             let power = aboveGate ? pow(10, levelDBFS / 10) : 0
             averagePower += Double(smoothing) * (power - averagePower)
             return
@@ -337,7 +321,7 @@ package final class SourceCandidateFinder {
         } else {
             for i in 0...(2 * K) { avg[i] -= a * avg[i] }
         }
-        if let image = imageAverage { averageImageLags(correlation, into: image.baseAddress, weight: w) }
+        images?.update(correlation: correlation, weight: w)
         // The bins' shares of this frame's weights, averaged like the correlation.
         let weightSum = averageBinWeights(spectra.whitened, counts: counts, weight: w, smoothing: a)
         // The same correlation of the bins that hold new sound.
@@ -356,41 +340,6 @@ package final class SourceCandidateFinder {
         }
         let power = counts ? pow(10, levelDBFS / 10) : 0
         averagePower += Double(a) * (power - averagePower)
-    }
-
-    /// `image += imageSmoothing·(weight·c(lag) − image)` at lags `−imageLag…imageLag` of the
-    /// circular correlation `c` (decay only without one).
-    private func averageImageLags(_ correlation: UnsafePointer<Float>?, into image: UnsafeMutablePointer<Float>, weight: Float) {
-        let a = imageSmoothing, L = imageLag, n = fftSize
-        guard let c = correlation else {
-            Self.blend(image, toward: image, count: 2 * L + 1, share: a, scale: 0)
-            return
-        }
-        // Until the window has filled, the plain mean of the frames so far.
-        imageFrames += 1
-        let b = max(a, 1 / Float(imageFrames))
-        // Lags −L…−1 sit at the end of the circular correlation, 0…L at its start.
-        Self.blend(image, toward: c + (n - L), count: L, share: b, scale: weight)
-        Self.blend(image + L, toward: c, count: L + 1, share: b, scale: weight)
-    }
-
-    /// `y[i] += share·(scale·x[i] − y[i])` for `count` values, eight at a time.
-    private static func blend(
-        _ y: UnsafeMutablePointer<Float>, toward x: UnsafePointer<Float>, count: Int, share: Float, scale: Float
-    ) {
-        typealias V = SIMD8<Float>
-        let vb = V(repeating: share), vw = V(repeating: scale)
-        var i = 0
-        while i + 8 <= count {
-            let old = UnsafeRawPointer(y + i).loadUnaligned(as: V.self)
-            let new = UnsafeRawPointer(x + i).loadUnaligned(as: V.self)
-            UnsafeMutableRawPointer(y + i).storeBytes(of: old + vb * (vw * new - old), as: V.self)
-            i += 8
-        }
-        while i < count {
-            y[i] += share * (scale * x[i] - y[i])
-            i += 1
-        }
     }
 
     /// The listener's yaw the average was heard at, degrees (unwrapped): the frames' yaws
@@ -423,7 +372,10 @@ package final class SourceCandidateFinder {
     /// - Parameter lowFrequencyShare: binaural: the frame's low-frequency share, at which the
     ///   lags are read (``FrameEstimate/lowFrequencyShare``); nil for the other models.
     package func find(lowFrequencyShare share: Double?) {
-        if angleAverage != nil { return findAngles() }
+        if let angles {
+            count = angles.find(into: &candidates, peakIndices: &lagIndices)
+            return
+        }
         count = 0
         let K = searchLag
         let avg = average.baseAddress, y = smoothed.baseAddress
@@ -479,6 +431,26 @@ package final class SourceCandidateFinder {
             candidates[j].echoPartner = partner
         }
         markImages()
+    }
+
+    /// Marks ``SourceCandidate/steadyReflection`` on each steady candidate of the plain average
+    /// that is a reflection of a stronger steady one (see ``ReflectionImageTest``): only between
+    /// candidates that hold little new sound, at least two; the weaker of a pair is the image.
+    private func markImages() {
+        guard firstExcessCandidate > 1, let images, images.canTest else { return }
+        var steady = 0
+        for j in 0..<firstExcessCandidate where holdsLittleNewSound(j) { steady += 1 }
+        guard steady > 1 else { return }
+        let background = images.backgroundHeight()
+        for j in 1..<firstExcessCandidate where holdsLittleNewSound(j) {
+            let strength = candidates[j].strength
+            let least = max(background, Float(ReflectionImageTest.imageRatio * strength))
+            for i in 0..<j where holdsLittleNewSound(i) {
+                guard images.crossTermHeight(lagSum: lags[i] + lags[j], least: least) >= least else { continue }
+                candidates[j].steadyReflection = true
+                break
+            }
+        }
     }
 
     /// How far the peak at index `i` of a smoothed average `y` (2·searchLag + 1 values) stands

@@ -1,5 +1,6 @@
-/// The candidates that are reflections of a stronger one, told by the cross terms they leave
-/// far outside the physical lag window.
+/// The test of the candidates that are reflections of a stronger one, told by the cross terms
+/// they leave far outside the physical lag window: a component of ``SourceCandidateFinder`` that
+/// owns its average (the finder marks the candidates, `markImages()`).
 ///
 /// A reflection is a delayed copy of its source from another direction. Say the source reaches
 /// the left and right microphones at `d_L`, `d_R` and its image, `Δ` later, at `i_L`, `i_R`:
@@ -11,7 +12,7 @@
 /// on the steady-noise rooms). The two cross terms' lags sum to `τ_A + τ_B`, whatever the
 /// delay. Two independent sources share no signal and leave no cross terms. So a candidate `B`
 /// is a reflection of a stronger candidate `A` when, in a correlation averaged long enough for
-/// the cross terms to stand above the background (``imageAverage``, over
+/// the cross terms to stand above the background (the image average, over
 /// ``imageWindowSeconds``), some lag `x` outside the window and its partner `τ_A + τ_B − x`
 /// both hold at least ``imageRatio`` of `B`'s height and ``imageBackgroundFactor`` times the
 /// background's mean magnitude.
@@ -24,7 +25,7 @@
 ///
 /// **What it does.** Only candidates that hold little new sound are judged, both of the pair:
 /// the steady sources and the candidate with the highest new-sound ratio when that ratio alone is
-/// low (``holdsLittleNewSound(_:)``). A talker that happens to sit on a steady source's reflection
+/// low (``SourceCandidateFinder/holdsLittleNewSound(_:)``). A talker that happens to sit on a steady source's reflection
 /// holds new sound, and its peak is no reflection. (With steady sources alone, whose rule for the
 /// newest candidate unmarks the higher of two small new-sound ratios, a pink noise's copy in
 /// `SteadyReflectionTests` was listed in 0.816 of the records instead of none; with the low ratios
@@ -44,8 +45,8 @@
 /// On that sweep (noise as loud as the talker) the false sources fell from 12 % to 9 %, the
 /// noise's reflections among them from 5.1 % to 2.3 %; the talker's and the noise's shares did
 /// not move.
-extension SourceCandidateFinder {
-    /// Window of ``imageAverage``, seconds (its plain mean until then): the cross terms are a
+package final class ReflectionImageTest {
+    /// Window of the image average, seconds (its plain mean until then): the cross terms are a
     /// fraction of a candidate's height, and over the plain window (0.3 s) the background's
     /// spread reaches them. 2 and 4 s did no better on the steady-noise sweep.
     static let imageWindowSeconds = 1.0
@@ -55,27 +56,58 @@ extension SourceCandidateFinder {
     /// Least height of each cross term relative to the weaker candidate's height in the plain
     /// average: a reflection's cross terms reach about 0.7 of its peak.
     static let imageRatio = 0.35
-    /// Least height of each cross term in multiples of the mean magnitude of ``imageAverage``
+    /// Least height of each cross term in multiples of the mean magnitude of the image average
     /// outside the lag window (4 gave 9.2 % false sources on the steady-noise sweep, 3 8.8 %,
     /// both the same shares for the talker and the noise).
     static let imageBackgroundFactor: Float = 3
 
-    /// Half-width of ``imageAverage``, samples: ``imageDelaySeconds`` at `sampleRate`, at most
+    /// Half-width of the image average, samples: ``imageDelaySeconds`` at `sampleRate`, at most
     /// 3/8 of the FFT size (the Hann-windowed frames still overlap by a third there, and the
     /// circular correlation wraps at half of it), at least 4 samples beyond `searchLag`.
     static func imageLag(sampleRate: Double, fftSize: Int, searchLag: Int) -> Int {
         min(max(searchLag + 4, Int((imageDelaySeconds * sampleRate).rounded())), max(searchLag, 3 * fftSize / 8))
     }
 
-    /// Marks ``SourceCandidate/steadyReflection`` on each steady candidate of the plain average
-    /// that is a reflection of a stronger steady one (see the extension's notes).
-    func markImages() {
-        guard firstExcessCandidate > 1, let image = imageAverage, imageLag > searchLag + 2 else { return }
-        // Only between steady candidates: at least two.
-        var steady = 0
-        for j in 0..<firstExcessCandidate where holdsLittleNewSound(j) { steady += 1 }
-        guard steady > 1 else { return }
-        let r = image.baseAddress, L = imageLag, K = searchLag
+    /// Half-width of the average, whole samples: the longest delay of a reflection behind its
+    /// source that the test looks for.
+    package let lag: Int
+    /// Half-width of the physical lag window, whole samples (the estimator's ``GCCPHAT/searchLag``).
+    private let searchLag: Int
+    private let fftSize: Int
+    /// Share of the newest frame in the average: hop / ``imageWindowSeconds``.
+    private let smoothing: Float
+    /// The frames' correlations averaged over ``imageWindowSeconds`` at lags `−lag…lag` (index
+    /// `lag + lag`), far beyond the physical lag window.
+    private let average: AlignedFloats
+    /// Frames averaged (the average is their plain mean until ``imageWindowSeconds`` have passed).
+    private var frames = 0
+
+    /// - Parameters:
+    ///   - sampleRate: Hz.
+    ///   - fftSize: the broadband estimator's FFT size (its correlation's length).
+    ///   - searchLag: the estimator's lag window, whole samples each side.
+    ///   - hopDuration: time between frames, seconds.
+    package init(sampleRate: Double, fftSize: Int, searchLag: Int, hopDuration: Double) {
+        self.lag = Self.imageLag(sampleRate: sampleRate, fftSize: fftSize, searchLag: searchLag)
+        self.searchLag = searchLag
+        self.fftSize = fftSize
+        self.smoothing = Float(min(1, hopDuration / Self.imageWindowSeconds))
+        self.average = AlignedFloats(count: 2 * lag + 1)
+    }
+
+    /// Forgets the average.
+    package func reset() {
+        average.zero()
+        frames = 0
+    }
+
+    /// Whether the average reaches far enough beyond the lag window to hold cross terms.
+    package var canTest: Bool { lag > searchLag + 2 }
+
+    /// The least height of a cross term that stands above the background:
+    /// ``imageBackgroundFactor`` times the average's mean magnitude outside the lag window.
+    package func backgroundHeight() -> Float {
+        let r = average.baseAddress, L = lag, K = searchLag
         // The mean magnitude outside the lag window: all of it less the window's.
         typealias V = SIMD8<Float>
         var sums = V()
@@ -88,29 +120,60 @@ extension SourceCandidateFinder {
         var magnitude = sums.sum()
         while i <= 2 * L { magnitude += abs(r[i]); i += 1 }
         for i in (L - K)...(L + K) { magnitude -= abs(r[i]) }
-        let background = Self.imageBackgroundFactor * max(0, magnitude) / Float(2 * (L - K))
-        for j in 1..<firstExcessCandidate where holdsLittleNewSound(j) {
-            let strength = candidates[j].strength
-            let least = max(background, Float(Self.imageRatio * strength))
-            for i in 0..<j where holdsLittleNewSound(i) {
-                guard crossTermHeight(lagSum: lags[i] + lags[j], least: least) >= least else { continue }
-                candidates[j].steadyReflection = true
-                break
-            }
+        return Self.imageBackgroundFactor * max(0, magnitude) / Float(2 * (L - K))
+    }
+
+    /// Adds a frame: `image += smoothing·(weight·c(lag) − image)` at lags `−lag…lag` of the
+    /// circular correlation `c` (decay only without one: a frame below the gate or without an
+    /// estimate).
+    /// - Parameters:
+    ///   - correlation: the frame's circular correlation (`fftSize` values), or nil.
+    ///   - weight: the frame's tail weight, 0…1.
+    package func update(correlation: UnsafePointer<Float>?, weight: Float) {
+        let image = average.baseAddress
+        let a = smoothing, L = lag, n = fftSize
+        guard let c = correlation else {
+            Self.blend(image, toward: image, count: 2 * L + 1, share: a, scale: 0)
+            return
+        }
+        // Until the window has filled, the plain mean of the frames so far.
+        frames += 1
+        let b = max(a, 1 / Float(frames))
+        // Lags −L…−1 sit at the end of the circular correlation, 0…L at its start.
+        Self.blend(image, toward: c + (n - L), count: L, share: b, scale: weight)
+        Self.blend(image + L, toward: c, count: L + 1, share: b, scale: weight)
+    }
+
+    /// `y[i] += share·(scale·x[i] − y[i])` for `count` values, eight at a time.
+    private static func blend(
+        _ y: UnsafeMutablePointer<Float>, toward x: UnsafePointer<Float>, count: Int, share: Float, scale: Float
+    ) {
+        typealias V = SIMD8<Float>
+        let vb = V(repeating: share), vw = V(repeating: scale)
+        var i = 0
+        while i + 8 <= count {
+            let old = UnsafeRawPointer(y + i).loadUnaligned(as: V.self)
+            let new = UnsafeRawPointer(x + i).loadUnaligned(as: V.self)
+            UnsafeMutableRawPointer(y + i).storeBytes(of: old + vb * (vw * new - old), as: V.self)
+            i += 8
+        }
+        while i < count {
+            y[i] += share * (scale * x[i] - y[i])
+            i += 1
         }
     }
 
     /// The highest `min(r(x), r(x′))` over the lags `x` outside the lag window (beyond
-    /// ``searchLag``) and within ``imageLag``, with `x′` the highest of ``imageAverage`` `r`
+    /// ``searchLag``) and within ``lag``, with `x′` the highest of the image average `r`
     /// within a sample of `s − x` (the cross terms are one sample wide, a whitened spectrum's
     /// peaks, and each of the two candidates' lags is known to a fraction of a sample); lags
     /// whose own value is below `least` are skipped (0 when none qualifies).
     /// - Parameters:
     ///   - s: the sum of the two candidates' lags, samples.
     ///   - least: the height below which a lag cannot qualify.
-    private func crossTermHeight(lagSum s: Double, least: Float) -> Float {
-        guard let r = imageAverage?.baseAddress else { return 0 }
-        let L = imageLag, K = searchLag
+    package func crossTermHeight(lagSum s: Double, least: Float) -> Float {
+        let r = average.baseAddress
+        let L = lag, K = searchLag
         var best: Float = 0
         for x in -L...L where abs(x) > K {
             let v = r[x + L]

@@ -4,7 +4,9 @@ import Glibc
 import Musl
 #endif
 
-/// Candidates of a coincident pair: the peaks of a histogram of the bins' principal angles.
+/// Candidates of a coincident pair: the peaks of a histogram of the bins' principal angles. A
+/// component of ``SourceCandidateFinder`` (which holds one for a coincident pair only), owning
+/// its histograms.
 ///
 /// A coincident pair has no time difference; each direction is a ratio of the capsules' gains,
 /// the principal angle `ψ = atan2(g_R, g_L)` (``CoincidentPair/principalAngle(azimuthDegrees:)``).
@@ -19,13 +21,41 @@ import Musl
 ///
 /// The angle is binned by its "diamond" pseudo-angle (monotone in the angle, no
 /// trigonometry per bin): ``angleBins`` bins over the full turn of `2ψ`.
-extension SourceCandidateFinder {
+package final class CoincidentAngleSearch {
     /// Bins of the principal-angle histogram over the turn of `2ψ` (about 1° of `2ψ` each).
     package static let angleBins = 360
     /// Half-width of a candidate's share of the histogram, bins.
     static let angleMassHalfWidth = 3
     /// Lowest and highest frequency of the bins that vote, Hz.
     static let angleBand: (low: Double, high: Double) = (200, 8000)
+
+    /// The averaged and the frame's histograms of the bins' principal angles (``angleBins`` each).
+    private let average: AlignedFloats
+    private let frame: AlignedFloats
+    /// The bins that vote.
+    private let binRange: Range<Int>
+    /// The pair's directivity (its principal angle for each azimuth).
+    private let pair: CoincidentPair
+    /// The calibrated gain offset, right minus left, as a linear power ratio's square root.
+    private let gainOffset: Float
+
+    /// - Parameters:
+    ///   - array: the coincident pair (its pattern and calibrated gain offset).
+    ///   - sampleRate: Hz.
+    ///   - fftSize: the broadband estimator's FFT size.
+    package init(array: ArrayModel, sampleRate: Double, fftSize: Int) {
+        average = AlignedFloats(count: Self.angleBins)
+        frame = AlignedFloats(count: Self.angleBins)
+        let binHz = sampleRate / Double(fftSize)
+        let lowBin = max(1, Int((Self.angleBand.low / binHz).rounded()))
+        let highBin = min(fftSize / 2 - 1, Int((min(Self.angleBand.high, 0.45 * sampleRate) / binHz).rounded()))
+        binRange = lowBin..<max(lowBin, highBin + 1)
+        pair = array.coincidentPair
+        gainOffset = Float(pow(10, array.gainOffsetDecibels / 20))
+    }
+
+    /// Forgets the average.
+    package func reset() { average.zero() }
 
     /// The pseudo-angle of `(x, y)` in [0, 4): 0 along +x, 1 along +y, 2 along −x, 3 along −y,
     /// monotone in the angle in between.
@@ -52,8 +82,7 @@ extension SourceCandidateFinder {
     }
 
     /// Adds the frame's principal angles to the histogram average.
-    func updateAngles(spectra: FrameSpectra, counts: Bool, weight: Float, smoothing a: Float) {
-        guard let average = angleAverage, let frame = angleFrame else { return }
+    package func update(spectra: FrameSpectra, counts: Bool, weight: Float, smoothing a: Float) {
         let bins = Self.angleBins
         let h = frame.baseAddress, avg = average.baseAddress
         frame.zero()
@@ -61,9 +90,9 @@ extension SourceCandidateFinder {
         if counts {
             let l = spectra.left, r = spectra.right
             // The calibrated gain offset (right minus left, dB), as in the level cue.
-            let k2 = Float(pow(10, configuration.array.gainOffsetDecibels / 20))
+            let k2 = gainOffset
             let scale = Float(bins) / 4
-            for k in angleBinRange {
+            for k in binRange {
                 let lp = (l[2 * k] * l[2 * k] + l[2 * k + 1] * l[2 * k + 1]) * k2
                 let rp = (r[2 * k] * r[2 * k] + r[2 * k + 1] * r[2 * k + 1]) / k2
                 let cross = l[2 * k] * r[2 * k] + l[2 * k + 1] * r[2 * k + 1]
@@ -79,10 +108,13 @@ extension SourceCandidateFinder {
         for i in 0..<bins { avg[i] += a * (gain * h[i] - avg[i]) }
     }
 
-    /// Finds the candidates of a coincident pair in the histogram average.
-    func findAngles() {
-        count = 0
-        guard let average = angleAverage, let frame = angleFrame else { return }
+    /// Finds the candidates in the histogram average, strongest first.
+    /// - Parameters:
+    ///   - candidates: filled from index 0, at most `candidates.count` (azimuth, strength, share).
+    ///   - peakIndices: each candidate's histogram bin.
+    /// - Returns: how many candidates were found.
+    package func find(into candidates: inout [SourceCandidate], peakIndices lagIndices: inout [Int]) -> Int {
+        var count = 0
         let bins = Self.angleBins
         let avg = average.baseAddress, y = frame.baseAddress
         // Circular [1 2 1]/4 (into the frame scratch, which the next update clears).
@@ -97,7 +129,7 @@ extension SourceCandidateFinder {
         }
         var highest = 0.0
         for i in 0..<bins where y[i] >= y[wrap(i - 1)] && y[i] > y[wrap(i + 1)] { highest = max(highest, mass(i)) }
-        let floor = max(Self.absoluteFloor, Self.relativeFloor * highest)
+        let floor = max(SourceCandidateFinder.absoluteFloor, SourceCandidateFinder.relativeFloor * highest)
         var total = 0.0
         while count < candidates.count {
             var best = -1
@@ -117,12 +149,13 @@ extension SourceCandidateFinder {
             let d = y0 - 2 * y1 + y2
             let offset = d < 0 ? max(-0.5, min(0.5, 0.5 * (y0 - y2) / d)) : 0
             let twicePsi = Self.angle(diamond: (Double(best) + 0.5 + offset) * 4 / Double(bins))
-            let azimuth = configuration.array.coincidentPair.azimuth(principalAngle: twicePsi / 2)
+            let azimuth = pair.azimuth(principalAngle: twicePsi / 2)
             candidates[count] = SourceCandidate(azimuth: azimuth, strength: bestMass, share: 0)
             lagIndices[count] = best
             total += bestMass
             count += 1
         }
         for j in 0..<count { candidates[j].share = total > 0 ? candidates[j].strength / total : 0 }
+        return count
     }
 }
