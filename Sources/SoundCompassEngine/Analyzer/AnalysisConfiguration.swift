@@ -37,7 +37,7 @@ public struct AnalysisConfiguration: Sendable, Equatable {
     /// seconds (the time constant of its average; default 0.3 s, within 0.05…5 s).
     public var sourceWindowSeconds = 0.3
     /// Whether the source candidates also search the excess average, the bins that stand above
-    /// their stationary floor (see `SourceCandidates+Excess.swift`): a talker beside a steady
+    /// their stationary floor (see `ExcessCandidateSearch.swift`): a talker beside a steady
     /// noise (a fan, a television) is then listed too. Default true (`--no-steady-sources` turns
     /// it off); it costs an inverse FFT of a quarter of the frame's size per frame at 48 kHz.
     /// Without a steady source the candidates are the same either way.

@@ -6,13 +6,13 @@
 /// of a steady source merges with what is left of the steady source's peak there (its leak)
 /// into one peak between them. A talker at ±90° beside a noise 40° nearer the front, 1.6
 /// samples apart at 16 kHz for a 15 cm pair, was read 15–30° inward, or dropped as the noise's
-/// leak (within ``steadySeparationSamples`` of it): on the steady-noise room sweep (RT60 0.3 s,
+/// leak (within ``ExcessCandidateSearch/steadySeparationSamples`` of it): on the steady-noise room sweep (RT60 0.3 s,
 /// 0 dB) a candidate lay within 10° of that talker in 31–32 % of its frames.
 ///
-/// So an excess peak within ``separation`` of a steady source's lag is read again, unsmoothed:
+/// So an excess peak within the candidates' separation of a steady source's lag is read again, unsmoothed:
 /// the onset average interpolated on a grid of tenths of a sample within
 /// ``besideSteadyReach`` of the peak, and of its local maxima at least
-/// ``steadySeparationSamples`` from every steady source the highest, refined by a parabola
+/// ``ExcessCandidateSearch/steadySeparationSamples`` from every steady source the highest, refined by a parabola
 /// (the nearest to the smoothed peak gave the same sweep to the digit). That talker's
 /// candidates within 10°: 55 %. Away from steady sources nothing changes: the smoothing's work,
 /// keeping a peak's ringing from reading as peaks beside it, is still needed there (reading
@@ -60,7 +60,7 @@ package final class BesideSteadySearch {
             let offset = parabolicPeakOffset(Double(u[i - 1]), Double(u[i]), Double(u[i + 1]))
             let x = (Double(lowest + i) + offset) / steps
             guard !Self.hasSteadyLag(
-                within: SourceCandidateFinder.steadySeparationSamples, of: x, lags: lags, steadyCount: steadyCount)
+                within: ExcessCandidateSearch.steadySeparationSamples, of: x, lags: lags, steadyCount: steadyCount)
             else { continue }
             if best == nil || u[i] > bestValue { best = x; bestValue = u[i] }
         }

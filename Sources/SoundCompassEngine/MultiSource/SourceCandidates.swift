@@ -26,7 +26,7 @@ package struct SourceCandidate: Sendable, Equatable {
     /// (see `ReflectionImageTest.swift`): it may feed a source but starts none.
     package var steadyReflection = false
     /// Whether it was read from the onset average beside a steady source (see
-    /// `SourceCandidates+Excess.swift`): new sound, so no steady source's reflection.
+    /// `ExcessCandidateSearch.swift`): new sound, so no steady source's reflection.
     package var fromOnsets = false
 
     /// A candidate with the given fields (see each; `azimuth` in degrees).
@@ -86,6 +86,14 @@ package struct SourceCandidate: Sendable, Equatable {
 /// A coincident pair has no time difference: its candidates are the peaks of a histogram of
 /// the bins' principal angles (see `CoincidentAngleSearch.swift`).
 ///
+/// **Parts.** The finder is a coordinator: it keeps the plain average, the frames' history (for
+/// the echo) and the candidate list, and hands the rest to parts that own their buffers and
+/// state and give back values: ``PointSpread`` (the sidelobes), ``LagPeakSearch`` (the peak
+/// search), ``ExcessCandidateSearch`` (the candidates beside a steady source, with
+/// ``BesideSteadySearch``), ``ReflectionImageTest`` (steady reflections) and
+/// ``CoincidentAngleSearch`` (a coincident pair's candidates). Every stored property is private;
+/// ``candidates`` and ``count`` are read, not written, outside.
+///
 /// Life cycle: `init` allocates; ``update(spectra:levelDBFS:aboveGate:weight:)`` and
 /// ``find(lowFrequencyShare:)`` never allocate.
 package final class SourceCandidateFinder {
@@ -139,62 +147,38 @@ package final class SourceCandidateFinder {
     /// The broadband estimator whose frames are averaged (to check that a frame given is its current one).
     private let gccPhat: GCCPHAT
     /// Half-width of the averaged lag window, whole samples (the estimator's ``GCCPHAT/searchLag``).
-    let searchLag: Int
+    private let searchLag: Int
     /// The largest physical lag, samples.
-    let maxLag: Double
+    private let maxLag: Double
     private let fftSize: Int
     /// Share of the newest frame in the average: hop / window.
     private let smoothing: Float
     /// The averaged correlation at lags `−searchLag…searchLag` (index `lag + searchLag`).
     private let average: AlignedFloats
     /// The average smoothed by [1 2 1]/4, where the peaks are searched.
-    let smoothed: AlignedFloats
+    private let smoothed: AlignedFloats
     /// Average linear power of the frames (mean of both channels, re full scale).
     private var averagePower = 0.0
     /// The yaw of the frames in the average times their weights, averaged like the
     /// correlation, and the weights alike (see ``averageYaw``); whether the last frame had a yaw.
     private var yawSum = 0.0, yawWeight = 0.0
     private var lastYaw: Double?
-    let separation: Double
-    /// Recursive average (like `average`) of each bin's share `|G[k]|/Σ|G|` of the frames'
-    /// weighted cross-spectra: the average correlation's point-spread function is its cosine
-    /// transform (see `sidelobe(at:)`).
-    private let binWeights: AlignedFloats
+    private let separation: Double
+    /// The averaged correlation's point-spread function (``PointSpread``): the sidelobes taken
+    /// off weaker candidates, and which candidates sit on each other's main lobe.
+    private let pointSpread: PointSpread
+    /// The peak search of the plain average (and of the excess one): lag window and separation.
+    private let peakSearch: LagPeakSearch
     /// Coincident pairs: the search of the bins' principal angles (``CoincidentAngleSearch``),
     /// whose candidates replace the lag search's; nil for the other models.
     private let angles: CoincidentAngleSearch?
-    /// Scratch: the frame's `|G[k]|`.
-    private let magnitudes: AlignedFloats
-    /// `(1 + cos ωₖ)/2` per bin: the [1 2 1]/4 smoothing in the frequency domain.
-    private let smoothingFactors: AlignedFloats
-    /// Bins per group in `sidelobe(at:)`: few enough that a group's phase spread stays below
-    /// half a radian at the largest lag difference (2·searchLag + 1 samples).
-    private let groupSize: Int
-    private let groupCount: Int
-    /// The grouped bin weights of the current `find`.
-    private let groupWeights: AlignedFloats
-    /// `sidelobe(at: 0)` of the current `find` (set with `groupWeights`, when there are at
-    /// least two candidates).
-    var pointSpreadPeak = 0.0
-    /// The excess average (the bins that hold new sound; see `SourceCandidates+Excess.swift`),
-    /// nil unless ``SourceCandidateFinder/Configuration/hearsBesideSteadySources``.
-    let excess: ExcessAverage?
-    /// Scratch of `addExcessCandidates`: the excess peaks taken so far, lag (samples) and height.
-    var excessLags: [Double]
-    var excessHeights: [Double]
+    /// The search beside steady sources, from the excess averages (``ExcessCandidateSearch``);
+    /// nil unless ``SourceCandidateFinder/Configuration/hearsBesideSteadySources`` (and never for
+    /// a coincident pair).
+    private let excessSearch: ExcessCandidateSearch?
     /// The index of the first candidate read from the excess average (``count`` when none is):
     /// the candidates before it come from the plain average.
-    var firstExcessCandidate = 0
-    /// Bit `j` set when plain candidate `j` is a steady source (`markSteadyCandidates()` in
-    /// `SourceCandidates+Excess.swift`); set each `find`, the candidates at most 64.
-    var steadyMask: UInt64 = 0
-    /// Bit `j` set when plain candidate `j` holds little new sound (`holdsLittleNewSound(_:)`:
-    /// the steady sources, and the candidate with the highest ratio if it is below 0.35).
-    var littleNewSoundMask: UInt64 = 0
-    /// Scratch of `markSteadyCandidates()`: each plain candidate's new-sound ratio.
-    var newSoundRatios: [Float]
-    /// The reading of an excess peak beside a steady source, unsmoothed (``BesideSteadySearch``).
-    let besideSteady: BesideSteadySearch
+    private var firstExcessCandidate = 0
     /// The last `historyFrames` counted frames' correlations at lags `−searchLag…searchLag`,
     /// one row each (a ring; row `historyNext` is the oldest once full).
     private let history: AlignedFloats
@@ -207,13 +191,13 @@ package final class SourceCandidateFinder {
 
     /// The candidates found by the last ``find(lowFrequencyShare:)``, strongest first; `count`
     /// of them are valid.
-    package internal(set) var candidates: [SourceCandidate]
+    package private(set) var candidates: [SourceCandidate]
     /// Number of valid ``candidates``.
-    package internal(set) var count = 0
+    package private(set) var count = 0
     /// The index (lag + searchLag) of each candidate's peak.
-    var lagIndices: [Int]
+    private var lagIndices: [Int]
     /// Each candidate's refined lag, samples.
-    var lags: [Double]
+    private var lags: [Double]
     /// The averaged frame level, dBFS.
     package var averageLevelDBFS: Double { 10 * log10(averagePower + ChannelLevels.powerFloor) }
 
@@ -237,32 +221,25 @@ package final class SourceCandidateFinder {
             repeating: SourceCandidate(azimuth: 0, strength: 0, share: 0), count: max(1, capacity))
         self.lagIndices = [Int](repeating: 0, count: max(1, capacity))
         self.lags = [Double](repeating: 0, count: max(1, capacity))
-        self.newSoundRatios = [Float](repeating: 0, count: max(1, capacity))
-        self.besideSteady = BesideSteadySearch()
         let coincident = configuration.array.kind == .coincident
         self.angles = coincident
             ? CoincidentAngleSearch(array: configuration.array, sampleRate: configuration.sampleRate, fftSize: gccPhat.fftSize)
             : nil
-        self.binWeights = AlignedFloats(count: gccPhat.fftSize / 2 + 1)
-        self.magnitudes = AlignedFloats(count: gccPhat.fftSize / 2 + 1)
         let n = gccPhat.fftSize
-        self.smoothingFactors = AlignedFloats(count: n / 2 + 1)
-        for k in 0...(n / 2) {
-            smoothingFactors.baseAddress[k] = Float(0.5 * (1 + cos(2 * Double.pi * Double(k) / Double(n))))
-        }
-        self.groupSize = max(1, Int(0.5 * Double(n) / (2 * Double.pi * Double(2 * gccPhat.searchLag + 1))))
-        self.groupCount = (n / 2 - 1 + groupSize - 1) / groupSize
-        self.groupWeights = AlignedFloats(count: groupCount)
+        let pointSpread = PointSpread(fftSize: n, searchLag: gccPhat.searchLag)
+        let peakSearch = LagPeakSearch(searchLag: gccPhat.searchLag, separation: separation)
+        self.pointSpread = pointSpread
+        self.peakSearch = peakSearch
         self.historyFrames = max(
             Self.echoMinimumFrames, Int((Self.echoWindowSeconds / configuration.hopDuration).rounded()))
         self.history = AlignedFloats(count: historyFrames * (2 * gccPhat.searchLag + 1))
-        self.excess = configuration.hearsBesideSteadySources && configuration.array.kind != .coincident
-            ? ExcessAverage(
-                fftSize: n, searchLag: gccPhat.searchLag, hopDuration: configuration.hopDuration,
-                windowSeconds: configuration.sourceWindowSeconds, historyRows: historyFrames)
+        self.excessSearch = configuration.hearsBesideSteadySources && !coincident
+            ? ExcessCandidateSearch(
+                averages: ExcessAverage(
+                    fftSize: n, searchLag: gccPhat.searchLag, hopDuration: configuration.hopDuration,
+                    windowSeconds: configuration.sourceWindowSeconds, historyRows: historyFrames),
+                capacity: capacity, peakSearch: peakSearch, pointSpread: pointSpread, maxLag: gccPhat.maxLagSamples)
             : nil
-        self.excessLags = [Double](repeating: 0, count: max(1, capacity))
-        self.excessHeights = [Double](repeating: 0, count: max(1, capacity))
         self.images = coincident
             ? nil
             : ReflectionImageTest(
@@ -273,10 +250,10 @@ package final class SourceCandidateFinder {
     /// Forgets the average.
     package func reset() {
         average.zero()
-        excess?.reset()
+        excessSearch?.averages.reset()
         images?.reset()
         angles?.reset()
-        binWeights.zero()
+        pointSpread.reset()
         averagePower = 0
         yawSum = 0
         yawWeight = 0
@@ -323,11 +300,11 @@ package final class SourceCandidateFinder {
         }
         images?.update(correlation: correlation, weight: w)
         // The bins' shares of this frame's weights, averaged like the correlation.
-        let weightSum = averageBinWeights(spectra.whitened, counts: counts, weight: w, smoothing: a)
+        let weightSum = pointSpread.average(spectra.whitened, counts: counts, weight: w, smoothing: a)
         // The same correlation of the bins that hold new sound.
-        if let excess {
+        if let excess = excessSearch?.averages {
             if counts && weightSum > 0 {
-                excess.update(spectra: spectra, magnitudes: magnitudes.baseAddress, weight: w, historyRow: historyNext)
+                excess.update(spectra: spectra, magnitudes: pointSpread.magnitudes, weight: w, historyRow: historyNext)
             } else {
                 excess.decay()
             }
@@ -397,7 +374,7 @@ package final class SourceCandidateFinder {
         let limit = Double(K) > maxLag + 0.5 ? maxLag + 0.5 : Double(K)
         var total = 0.0
         while count < candidates.count,
-              let peak = strongestSeparatedPeak(in: y, floor: floor, limit: limit, taken: lags, takenCount: count) {
+              let peak = peakSearch.strongestSeparatedPeak(in: y, floor: floor, limit: limit, taken: lags, takenCount: count) {
             candidates[count] = SourceCandidate(azimuth: 0, strength: peak.height, share: 0)
             lags[count] = peak.lag
             lagIndices[count] = peak.index
@@ -406,8 +383,12 @@ package final class SourceCandidateFinder {
         }
         removeSidelobes(floor: Double(floor), total: &total)
         firstExcessCandidate = count
-        markSteadyCandidates()
-        if excess != nil { addExcessCandidates(total: &total) }
+        if let excessSearch {
+            excessSearch.markSteadyCandidates(count: count, candidates: candidates, lagIndices: lagIndices, smoothed: y)
+            excessSearch.addExcessCandidates(
+                candidates: &candidates, lags: &lags, lagIndices: &lagIndices, count: &count,
+                firstExcessCandidate: &firstExcessCandidate, total: &total)
+        }
         let model = configuration.array
         for j in 0..<count {
             let delay = lags[j] / configuration.sampleRate
@@ -423,14 +404,20 @@ package final class SourceCandidateFinder {
             // same average, in its own history: a steady source cannot echo a new sound.
             let fromExcess = j >= firstExcessCandidate
             for i in (fromExcess ? firstExcessCandidate : 0)..<j
-            where mainLobeShare(lagIndices[j] - lagIndices[i]) < Self.echoLobeLimit {
-                let c = covariation(lagIndices[i], lagIndices[j], in: fromExcess ? excess!.onsetHistory : history)
+            where pointSpread.mainLobeShare(lagIndices[j] - lagIndices[i]) < Self.echoLobeLimit {
+                let c = covariation(lagIndices[i], lagIndices[j], in: fromExcess ? excessSearch!.averages.onsetHistory : history)
                 if c > echo { echo = c; partner = i }
             }
             candidates[j].echo = echo
             candidates[j].echoPartner = partner
         }
         markImages()
+    }
+
+    /// Whether plain candidate `j` holds little new sound (``ExcessCandidateSearch/holdsLittleNewSound(_:)``);
+    /// every candidate does without the excess averages.
+    package func holdsLittleNewSound(_ j: Int) -> Bool {
+        excessSearch?.holdsLittleNewSound(j) ?? true
     }
 
     /// Marks ``SourceCandidate/steadyReflection`` on each steady candidate of the plain average
@@ -453,79 +440,6 @@ package final class SourceCandidateFinder {
         }
     }
 
-    /// How far the peak at index `i` of a smoothed average `y` (2·searchLag + 1 values) stands
-    /// out: its height over the higher of the lowest points on each side before higher ground.
-    /// A side that reaches the window's edge without higher ground does not count (a source near
-    /// ±90° sits close to the edge); the highest peak stands out by its height over the lowest
-    /// point.
-    func prominence(at i: Int, in y: UnsafePointer<Float>) -> Float {
-        let v = y[i], last = 2 * searchLag
-        var leftLow = v, rightLow = v
-        var j = i - 1
-        while j >= 0 && y[j] <= v { leftLow = min(leftLow, y[j]); j -= 1 }
-        let leftBounded = j >= 0
-        j = i + 1
-        while j <= last && y[j] <= v { rightLow = min(rightLow, y[j]); j += 1 }
-        let rightBounded = j <= last
-        switch (leftBounded, rightBounded) {
-        case (true, true): return v - max(leftLow, rightLow)
-        case (true, false): return v - leftLow
-        case (false, true): return v - rightLow
-        case (false, false): return v - min(leftLow, rightLow)
-        }
-    }
-
-    /// `binWeights += smoothing·(weight·|G[k]|/Σ|G| − binWeights)` for bins 1 ..< fftSize/2, with
-    /// `|G[k]|` from the frame's weighted cross-spectrum `g`; decay only when the frame does not
-    /// count. Eight bins at a time.
-    /// - Returns: `Σ|G[k]|` of the frame (0 when it does not count).
-    @discardableResult
-    private func averageBinWeights(_ g: UnsafePointer<Float>, counts: Bool, weight: Float, smoothing a: Float) -> Float {
-        typealias V = SIMD8<Float>
-        let bins = fftSize / 2
-        let m = binWeights.baseAddress, magnitude = magnitudes.baseAddress
-        let raw = UnsafeRawPointer(g)
-        @inline(__always) func load(_ p: UnsafeMutablePointer<Float>) -> V {
-            UnsafeRawPointer(p).loadUnaligned(as: V.self)
-        }
-        @inline(__always) func store(_ v: V, _ p: UnsafeMutablePointer<Float>) {
-            UnsafeMutableRawPointer(p).storeBytes(of: v, as: V.self)
-        }
-        var sum: Float = 0
-        if counts {
-            var total = V()
-            var k = 1
-            while k + 8 <= bins {
-                let gg = raw.loadUnaligned(fromByteOffset: 2 * k * MemoryLayout<Float>.stride, as: SIMD16<Float>.self)
-                let re = gg.evenHalf, im = gg.oddHalf
-                let v = (re * re + im * im).squareRoot()
-                store(v, magnitude + k)
-                total += v
-                k += 8
-            }
-            sum = total.sum()
-            while k < bins {
-                magnitude[k] = (g[2 * k] * g[2 * k] + g[2 * k + 1] * g[2 * k + 1]).squareRoot()
-                sum += magnitude[k]
-                k += 1
-            }
-        }
-        let scale: Float = counts && sum > 0 && sum.isFinite ? weight / sum : 0
-        let vs = V(repeating: scale), va = V(repeating: a)
-        var k = 1
-        while k + 8 <= bins {
-            let old = load(m + k)
-            let x = scale > 0 ? vs * load(magnitude + k) : V()
-            store(old + va * (x - old), m + k)
-            k += 8
-        }
-        while k < bins {
-            let x = scale > 0 ? scale * magnitude[k] : 0
-            m[k] += a * (x - m[k])
-            k += 1
-        }
-        return counts && sum.isFinite ? sum : 0
-    }
 
     /// Drops the candidates that are mostly sidelobes of stronger ones: a candidate stays when
     /// its height less the stronger candidates' sidelobes at its lag (their heights times the
@@ -535,15 +449,13 @@ package final class SourceCandidateFinder {
     /// rule leaves room for a broadband source next to a speech one.
     private func removeSidelobes(floor: Double, total: inout Double) {
         guard count > 1 else { return }
-        groupBinWeights()
-        let p0 = sidelobe(at: 0)
-        pointSpreadPeak = p0
+        let p0 = pointSpread.measurePeak()
         guard p0 > 0 else { return }
         var kept = 1
         for j in 1..<count {
             var height = candidates[j].strength
             for i in 0..<kept {
-                height -= candidates[i].strength * sidelobe(at: lags[j] - lags[i]) / p0
+                height -= candidates[i].strength * pointSpread.sidelobe(at: lags[j] - lags[i]) / p0
             }
             if height >= floor && height >= Self.sidelobeResidual * candidates[j].strength {
                 candidates[kept] = candidates[j]
@@ -555,43 +467,6 @@ package final class SourceCandidateFinder {
         count = kept
         total = 0
         for j in 0..<count { total += candidates[j].strength }
-    }
-
-    /// The point-spread function at `delta` samples as a share of its peak (0 without one).
-    private func mainLobeShare(_ delta: Int) -> Double {
-        pointSpreadPeak > 0 ? abs(sidelobe(at: Double(delta))) / pointSpreadPeak : 0
-    }
-
-    /// The smoothed average correlation of one source at lag 0, at lag `delta` samples:
-    /// `Σₖ Mₖ·(1 + cos ωₖ)/2·cos(ωₖ·delta)` with `Mₖ` the averaged bin weights (the [1 2 1]/4
-    /// smoothing is the factor `(1 + cos ωₖ)/2`), summed over groups of `groupSize` bins at
-    /// their centre frequency (`groupWeights`, filled by `groupBinWeights()`).
-    func sidelobe(at delta: Double) -> Double {
-        let w = groupWeights.baseAddress, width = Double(groupSize)
-        let step = 2 * Double.pi / Double(fftSize) * width
-        // The first group's centre is bin 1 + (width − 1)/2; phasors walked group by group.
-        let first = 2 * Double.pi / Double(fftSize) * (1 + (width - 1) / 2) * delta
-        let (sd, cd) = (sin(step * delta), cos(step * delta))
-        var c = cos(first), sn = sin(first)
-        var total = 0.0
-        for g in 0..<groupCount {
-            total += Double(w[g]) * c
-            (c, sn) = (c * cd - sn * sd, sn * cd + c * sd)
-        }
-        return total
-    }
-
-    /// Sums the averaged bin weights, times the smoothing's factor `(1 + cos ωₖ)/2`, into
-    /// groups of `groupSize` bins (bins 1 ..< fftSize/2).
-    func groupBinWeights() {
-        let m = binWeights.baseAddress, f = smoothingFactors.baseAddress, w = groupWeights.baseAddress
-        let bins = fftSize / 2
-        for g in 0..<groupCount {
-            var sum: Float = 0
-            let low = 1 + g * groupSize
-            for k in low..<min(bins, low + groupSize) { sum += m[k] * f[k] }
-            w[g] = sum
-        }
     }
 
 

@@ -1,4 +1,6 @@
-/// The candidates that a steady sound hides, read from the excess averages (``ExcessAverage``).
+/// The candidates that a steady sound hides, read from the excess averages (``ExcessAverage``): a
+/// component of ``SourceCandidateFinder`` that owns those averages, its steady marks and its
+/// scratch; the finder hands it its candidate list to read and extend.
 ///
 /// A steady source (a fan, a television, traffic) holds its bins in every frame, so its peak in
 /// the plain averaged correlation is as high as the share of the bins it holds, all the time. A
@@ -10,8 +12,8 @@
 /// bins where the talker dominates vote for the talker alone.
 ///
 /// ``SourceCandidateFinder/find(lowFrequencyShare:)`` first takes the candidates of the plain
-/// average. Then, while a **steady source** is heard (a plain candidate that holds little new
-/// sound: see ``markSteadyCandidates()``) and new sound is arriving
+/// average (``markSteadyCandidates(count:candidates:lagIndices:smoothed:)`` then judges them). Then, while a **steady source** is heard (a plain candidate that holds little new
+/// sound: see ``markSteadyCandidates(count:candidates:lagIndices:smoothed:)``) and new sound is arriving
 /// (``ExcessAverage/recentNewSoundShare`` at least ``recentShareRatio`` of
 /// ``ExcessAverage/newSoundShare``, and that at least
 /// ``leastExcessShare``), the steady candidates stay and the other sources are read from the
@@ -26,7 +28,7 @@
 ///
 /// Without a steady source, or while nothing new is arriving, the candidates are the plain
 /// average's, as they would be without the excess averages.
-extension SourceCandidateFinder {
+package final class ExcessCandidateSearch {
     /// Least averaged share of the frames' weight in the new bins for the excess average to be
     /// searched: below it nothing new is heard.
     static let leastExcessShare = 0.01
@@ -51,7 +53,7 @@ extension SourceCandidateFinder {
     /// (its bins are few), and 0.1 let them through as false sources.
     static let excessRelativeFloor = 0.5
     /// Least distance of an excess candidate from a steady source's plain candidate, samples
-    /// (the candidates of one average keep ``separation``, 2.5 samples for a 15 cm pair at
+    /// (the candidates of one average keep their separation, 2.5 samples for a 15 cm pair at
     /// 16 kHz, from each other). The steady source is all but absent from the excess average,
     /// and only its leak there sits on its lag (within about a sample); two distinct local
     /// maxima are at least two lag steps apart. A talker at ±90° beside a noise 40° nearer the
@@ -66,7 +68,7 @@ extension SourceCandidateFinder {
     /// candidate stayed below it in only 76 % of the frames where new sound arrived, against
     /// 96 % at 0.3 s. The talker's own peak keeps the higher ratio. On the steady-noise room
     /// sweep (`evaluate.py --steady`), the relative test alone (without the strength condition
-    /// and without the rule for the newest candidate of ``markSteadyCandidates()``) with
+    /// and without the rule for the newest candidate of ``markSteadyCandidates(count:candidates:lagIndices:smoothed:)``) with
     /// 1.15 / 1.2 / 1.3 / 1.4 / 1.6 / 2 gave the talker within 10° at RT60 0.6 s, 0 dB in
     /// 59.6 / 59.2 / 58.6 / 58 / 55 / 53 % of its frames (53 % is the absolute test's alone),
     /// and false sources at 0.3 s, −5 dB of 10.1 / 9.7 / 8.2 % for the first three (9.4 % with
@@ -89,17 +91,55 @@ extension SourceCandidateFinder {
     /// to 59.0 %.
     static let relativeSteadyLimit: Float = 0.7
 
-    /// Candidate `j`'s height in the new-sound average, read as the plain one is, over its plain
-    /// height (0 where the plain average is not positive).
-    func newSoundRatio(_ j: Int, _ excess: ExcessAverage) -> Float {
-        let i = lagIndices[j]
-        let plain = smoothed.baseAddress[i]
-        return plain > 0 ? smoothedAt(i, excess.newSoundAverage.baseAddress) / plain : 0
+    /// The excess averages: of the bins above their stationary floor, and of those at an onset.
+    package let averages: ExcessAverage
+    /// The peak search the plain average is read with (its lag window and separation).
+    private let peakSearch: LagPeakSearch
+    /// The finder's point-spread function (shared: its bin weights are the finder's).
+    private let pointSpread: PointSpread
+    /// The largest physical lag, samples.
+    private let maxLag: Double
+    /// Scratch of ``addExcessCandidates(candidates:lags:lagIndices:count:firstExcessCandidate:total:)``:
+    /// the excess peaks taken so far, strongest first, and their heights.
+    private var excessLags: [Double]
+    private var excessHeights: [Double]
+    /// Bit `j`: plain candidate `j` is a steady source (see ``markSteadyCandidates(count:candidates:lagIndices:smoothed:)``).
+    private var steadyMask: UInt64 = 0
+    /// Bit `j`: plain candidate `j` holds little new sound (the steady sources, and the
+    /// candidate with the highest ratio if it is below ``steadyRatio``).
+    private var littleNewSoundMask: UInt64 = 0
+    /// Scratch: each plain candidate's new-sound ratio.
+    private var newSoundRatios: [Float]
+    /// The reading of an excess peak beside a steady source, unsmoothed.
+    private let besideSteady = BesideSteadySearch()
+    private var searchLag: Int { peakSearch.searchLag }
+
+    /// - Parameters:
+    ///   - averages: the excess averages the candidates are read from.
+    ///   - capacity: most candidates per frame (at most 64: the masks' bits).
+    ///   - peakSearch: the plain average's peak search.
+    ///   - pointSpread: the finder's point-spread function.
+    ///   - maxLag: the largest physical lag, samples.
+    package init(averages: ExcessAverage, capacity: Int, peakSearch: LagPeakSearch, pointSpread: PointSpread, maxLag: Double) {
+        self.averages = averages
+        self.peakSearch = peakSearch
+        self.pointSpread = pointSpread
+        self.maxLag = maxLag
+        self.excessLags = [Double](repeating: 0, count: max(1, capacity))
+        self.excessHeights = [Double](repeating: 0, count: max(1, capacity))
+        self.newSoundRatios = [Float](repeating: 0, count: max(1, capacity))
+    }
+
+    /// The new-sound average's height at lag index `i`, read as the plain one is, over the plain
+    /// average's `plain` there (0 where that is not positive).
+    private func newSoundRatio(_ i: Int, plain: Float) -> Float {
+        plain > 0 ? smoothedAt(i, averages.newSoundAverage.baseAddress) / plain : 0
     }
 
     /// Marks in ``steadyMask`` the plain candidates that hold little new sound, the **steady
     /// sources**:
-    /// - a candidate whose new-sound ratio (``newSoundRatio(_:_:)``) is below ``steadyRatio``;
+    /// - a candidate whose new-sound ratio (its height in the new-sound average over its plain
+    ///   height) is below ``steadyRatio``;
     /// - a candidate at least ``relativeSteadyStrength`` of the strongest plain candidate, with a
     ///   ratio below ``relativeSteadyLimit``, whose ratio times ``relativeSteadyRatio`` is at
     ///   most the highest candidate's;
@@ -113,18 +153,20 @@ extension SourceCandidateFinder {
     ///
     /// Also marks in ``littleNewSoundMask`` the candidates of the first two kinds, before the
     /// third rule (that is, the steady sources and the candidate with the highest ratio if its
-    /// ratio is below ``steadyRatio``): the steady-reflection test judges these. Every candidate
-    /// is in both without the excess averages.
-    func markSteadyCandidates() {
-        guard let excess else {
-            steadyMask = count >= 64 ? .max : (1 << UInt64(count)) - 1
-            littleNewSoundMask = steadyMask
-            return
-        }
+    /// ratio is below ``steadyRatio``): the steady-reflection test judges these. (Without the
+    /// excess averages, the finder counts every candidate as both.)
+    /// - Parameters:
+    ///   - count: the plain candidates.
+    ///   - candidates: the plain candidates (their strengths).
+    ///   - lagIndices: their peaks' indices in the averages.
+    ///   - smoothed: the plain average smoothed by [1 2 1]/4.
+    package func markSteadyCandidates(
+        count: Int, candidates: [SourceCandidate], lagIndices: [Int], smoothed: UnsafePointer<Float>
+    ) {
         steadyMask = 0
         var highestRatio: Float = 0, newest = -1, strongest = 0.0
         for j in 0..<count {
-            let ratio = newSoundRatio(j, excess)
+            let ratio = newSoundRatio(lagIndices[j], plain: smoothed[lagIndices[j]])
             newSoundRatios[j] = ratio
             if ratio > highestRatio { highestRatio = ratio; newest = j }
             strongest = max(strongest, candidates[j].strength)
@@ -147,21 +189,32 @@ extension SourceCandidateFinder {
 
     /// Whether candidate `j` (of the plain average) holds little new sound: a steady source, or
     /// the candidate with the highest new-sound ratio when that ratio is below ``steadyRatio``
-    /// (see ``markSteadyCandidates()``). The steady-reflection test judges these.
-    func holdsLittleNewSound(_ j: Int) -> Bool { littleNewSoundMask & (1 << UInt64(j)) != 0 }
+    /// (see ``markSteadyCandidates(count:candidates:lagIndices:smoothed:)``). The steady-reflection
+    /// test judges these.
+    package func holdsLittleNewSound(_ j: Int) -> Bool { littleNewSoundMask & (1 << UInt64(j)) != 0 }
 
     /// An average at lags `−searchLag…searchLag` read at index `i` as the plain one is searched:
     /// smoothed by [1 2 1]/4, the two ends as they are.
     @inline(__always)
-    func smoothedAt(_ i: Int, _ average: UnsafePointer<Float>) -> Float {
+    private func smoothedAt(_ i: Int, _ average: UnsafePointer<Float>) -> Float {
         i > 0 && i < 2 * searchLag ? 0.25 * (average[i - 1] + average[i + 1]) + 0.5 * average[i] : average[i]
     }
 
     /// Replaces the plain candidates that are no steady source by the excess average's peaks
     /// while a steady source is heard and new sound arrives (see the extension's notes).
-    /// - Parameter total: the sum of the candidates' strengths, recomputed.
-    func addExcessCandidates(total: inout Double) {
-        guard let excess, excess.newSoundShare >= Self.leastExcessShare,
+    /// - Parameters:
+    ///   - candidates: the candidate list, the plain candidates first; rewritten.
+    ///   - lags: each candidate's lag, samples; rewritten alike.
+    ///   - lagIndices: each candidate's peak index; rewritten alike.
+    ///   - count: the candidates; on return, the steady ones and the excess ones.
+    ///   - firstExcessCandidate: on return, the index of the first excess candidate.
+    ///   - total: the sum of the candidates' strengths, recomputed.
+    package func addExcessCandidates(
+        candidates: inout [SourceCandidate], lags: inout [Double], lagIndices: inout [Int], count: inout Int,
+        firstExcessCandidate: inout Int, total: inout Double
+    ) {
+        let excess = averages
+        guard excess.newSoundShare >= Self.leastExcessShare,
               excess.recentNewSoundShare >= Self.recentShareRatio * excess.newSoundShare,
               excess.onsetShare > 0 else { return }
         let K = searchLag
@@ -194,36 +247,33 @@ extension SourceCandidateFinder {
             y[i] = unit * smoothedAt(i, onset)
             if i > 0 && i < 2 * K && y[i] > highest { highest = y[i] }
         }
-        let floor = Float(max(Self.absoluteFloor, Self.excessRelativeFloor * Double(highest)))
+        let floor = Float(max(SourceCandidateFinder.absoluteFloor, Self.excessRelativeFloor * Double(highest)))
         guard highest >= floor else { return }
         let limit = Double(K) > maxLag + 0.5 ? maxLag + 0.5 : Double(K)
         // The point-spread function of this frame's bin weights (`removeSidelobes` groups them
         // only when the plain average had two candidates or more).
-        if plainCount < 2 {
-            groupBinWeights()
-            pointSpreadPeak = sidelobe(at: 0)
-        }
-        let p0 = pointSpreadPeak
+        if plainCount < 2 { pointSpread.measurePeak() }
+        let p0 = pointSpread.peak
         // The excess peaks strongest first, each the separation away from the stronger ones
         // (kept in `excessLags`/`excessHeights`, whether or not they are taken), less the
         // sidelobes of the stronger ones.
         var found = 0
         while found < excessLags.count && count < candidates.count {
-            guard let peak = strongestSeparatedPeak(in: y, floor: floor, limit: limit,
-                                                    taken: excessLags, takenCount: found) else { break }
+            guard let peak = peakSearch.strongestSeparatedPeak(in: y, floor: floor, limit: limit,
+                                                               taken: excessLags, takenCount: found) else { break }
             var height = peak.height
             if p0 > 0 {
-                for j in 0..<found { height -= excessHeights[j] * sidelobe(at: peak.lag - excessLags[j]) / p0 }
+                for j in 0..<found { height -= excessHeights[j] * pointSpread.sidelobe(at: peak.lag - excessLags[j]) / p0 }
             }
             excessLags[found] = peak.lag
             excessHeights[found] = peak.height
             found += 1
-            guard height >= Double(floor), height >= Self.sidelobeResidual * peak.height else { continue }
+            guard height >= Double(floor), height >= SourceCandidateFinder.sidelobeResidual * peak.height else { continue }
             // Beside a steady source the smoothed peak may be the new sound's merged with the
             // steady source's leak: read between the lags, unsmoothed.
             var lag = peak.lag, index = peak.index
             if let unmerged = besideSteady.lag(
-                besideSteady: peak.lag, lags: lags, steadyCount: steadyCount, separation: separation, limit: limit,
+                besideSteady: peak.lag, lags: lags, steadyCount: steadyCount, separation: peakSearch.separation, limit: limit,
                 excess: excess) {
                 lag = unmerged
                 index = Int(unmerged.rounded()) + K
