@@ -187,6 +187,15 @@ package final class ExcessCandidateSearch {
         }
     }
 
+    /// Whether new sound is arriving, so that the excess average is searched: the averaged share
+    /// of the new bins at least ``leastExcessShare``, the recent share at least
+    /// ``recentShareRatio`` of it, and onsets heard.
+    package var hearsNewSound: Bool {
+        averages.newSoundShare >= Self.leastExcessShare
+            && averages.recentNewSoundShare >= Self.recentShareRatio * averages.newSoundShare
+            && averages.onsetShare > 0
+    }
+
     /// Whether candidate `j` (of the plain average) holds little new sound: a steady source, or
     /// the candidate with the highest new-sound ratio when that ratio is below ``steadyRatio``
     /// (see ``markSteadyCandidates(count:candidates:lagIndices:smoothed:)``). The steady-reflection
@@ -214,9 +223,7 @@ package final class ExcessCandidateSearch {
         firstExcessCandidate: inout Int, total: inout Double
     ) {
         let excess = averages
-        guard excess.newSoundShare >= Self.leastExcessShare,
-              excess.recentNewSoundShare >= Self.recentShareRatio * excess.newSoundShare,
-              excess.onsetShare > 0 else { return }
+        guard hearsNewSound else { return }
         let K = searchLag
         // Only while a steady source is heard: a candidate of the plain average that the excess
         // average has mostly lost. The others are dropped: the excess average reads them.

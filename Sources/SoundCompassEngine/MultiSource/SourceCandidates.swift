@@ -385,9 +385,13 @@ package final class SourceCandidateFinder {
         firstExcessCandidate = count
         if let excessSearch {
             excessSearch.markSteadyCandidates(count: count, candidates: candidates, lagIndices: lagIndices, smoothed: y)
-            excessSearch.addExcessCandidates(
-                candidates: &candidates, lags: &lags, lagIndices: &lagIndices, count: &count,
-                firstExcessCandidate: &firstExcessCandidate, total: &total)
+            // (Asked first: most frames hear nothing new, and the call's six in-out arguments
+            // are six exclusivity checks.)
+            if excessSearch.hearsNewSound {
+                excessSearch.addExcessCandidates(
+                    candidates: &candidates, lags: &lags, lagIndices: &lagIndices, count: &count,
+                    firstExcessCandidate: &firstExcessCandidate, total: &total)
+            }
         }
         let model = configuration.array
         for j in 0..<count {
