@@ -9,6 +9,9 @@ public enum ClassifierError: Error, CustomStringConvertible, Equatable {
     /// A name given to `--labels` or `--alert` is neither a group of the everyday set nor a
     /// class of the model.
     case unknownLabel(String)
+    /// A list given to `--labels` or `--alert` names nothing (empty, blank, only commas or
+    /// empty quotes): the option, and the text as given.
+    case noLabels(option: String, text: String)
     /// libsoxr refused to make a resampler (its own message).
     case resampler(String)
 
@@ -20,6 +23,8 @@ public enum ClassifierError: Error, CustomStringConvertible, Equatable {
         case .badClassMap(let path, let problem): "\(path): not a YAMNet class map: \(problem)"
         case .unknownLabel(let name):
             "unknown label \"\(name)\": not a group of the everyday set (\(LabelSet.everydayGroups.map(\.name).joined(separator: ", "))) nor a YAMNet class name"
+        case .noLabels(let option, let text):
+            "\(option) names no class (\"\(text)\"): give all, everyday, or a comma list of everyday groups and class names"
         case .resampler(let message): "libsoxr: \(message)"
         }
     }

@@ -60,10 +60,12 @@ public struct LabelSet: Sendable {
 
     /// The groups and classes `text` names: `all`, `everyday`, or a comma-separated list of
     /// everyday group names and YAMNet class names (case-insensitive).
-    /// - Throws: ``ClassifierError/unknownLabel(_:)`` for a name that is neither.
+    /// - Throws: ``ClassifierError/unknownLabel(_:)`` for a name that is neither,
+    ///   ``ClassifierError/noLabels(option:text:)`` for a list that names nothing.
     public init(parsing text: String, classes: ClassMap) throws(ClassifierError) {
         let trimmed = text.trimmingSpaces
         if trimmed.lowercased() == "all" { self.init(all: classes); return }
+        if Self.namesNothing(text) { throw .noLabels(option: "--labels", text: text) }
         let groups = trimmed.lowercased() == "everyday"
             ? Self.everydayGroups
             : try Self.split(trimmed).map { (name) throws(ClassifierError) in try Self.group(named: name, classes: classes) }
@@ -84,6 +86,14 @@ public struct LabelSet: Sendable {
         if let group = everydayGroups.first(where: { $0.name == key }) { return group }
         if let cls = classes.names.first(where: { $0.lowercased() == key }) { return Group(name: cls, classes: [cls]) }
         throw .unknownLabel(name)
+    }
+
+    /// Whether `text` names nothing: no item once split (blank, only commas, empty quotes). An
+    /// empty list of names would leave the classifier nothing to report (`--labels ' '` used to
+    /// trap on its first patch).
+    /// - Parameter text: a `--labels` or `--alert` value.
+    package static func namesNothing(_ text: String) -> Bool {
+        split(text).isEmpty
     }
 
     /// A comma-separated list's items; a class name with a comma inside ("Vehicle horn, car

@@ -83,4 +83,20 @@ struct ClassifyCLITests {
         #expect(unknown.status == 64)
         #expect(unknown.stderr.contains("unknown label \"sirens\""), "\(unknown.stderr)")
     }
+
+    /// #47 item 1: `--labels ' '` exited 132 (SIGILL, an index out of range) after the first
+    /// classified patch, with records already written; the same in `live` and `trace`.
+    @Test("#47 item 1: a --labels or --alert list that names nothing is a one-line usage error (64), in analyze, live and trace")
+    func emptyLabelLists() throws {
+        let directory = TemporaryDirectory()
+        let path = try Self.scene(directory)
+        for command in [["analyze", path], ["live", "--input", path], ["trace", path, "--plot", directory.path("t.svg")]] {
+            for (option, text) in [("--labels", " "), ("--labels", ","), ("--labels", "\"\""), ("--alert", " , ")] {
+                let r = try CLI.run(command + ["--classify", option, text, "-q"])
+                #expect(r.status == 64, "\(command[0]) \(option) '\(text)': \(r.status) \(r.stderr)")
+                #expect(r.stdout.isEmpty, "\(command[0]) \(option) '\(text)': records written")
+                #expect(r.stderrLines.count == 1 && r.stderr.contains("\(option) names no class"), "\(r.stderr)")
+            }
+        }
+    }
 }

@@ -116,6 +116,16 @@ struct FidelityTests {
         #expect(set.names.contains("siren") && set.names.contains("baby cry"))
     }
 
+    @Test("#47 item 1: a --labels list that names nothing is refused, not a trap on the first patch", arguments: [" ", ",", "\"\"", " , , "])
+    func emptyLabelList(text: String) throws {
+        let classifier = try requireClassifier()
+        #expect(throws: ClassifierError.noLabels(option: "--labels", text: text)) {
+            _ = try LabelSet(parsing: text, classes: classifier.classes)
+        }
+        #expect(LabelSet.namesNothing(text))
+        #expect(!LabelSet.namesNothing("speech") && !LabelSet.namesNothing(" , speech"))
+    }
+
     /// The alert rule on hand-set pooled scores (``SoundClassifier/alertStartScore``): an alert
     /// starts on the best of all classes at 0.3 or more, or at 0.7 wherever it ranks; once raised
     /// it holds while among the three best at 0.15.

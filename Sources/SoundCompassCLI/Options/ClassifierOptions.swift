@@ -29,7 +29,15 @@ struct ClassifierOptions: ParsableArguments {
     var enabled: Bool { classify || alert != nil || labels != nil }
 
     func validate() throws {
-        #if !Classifier
+        #if Classifier
+        // A list that names nothing is a usage error before the model is read.
+        if let labels, LabelSet.namesNothing(labels) {
+            throw ValidationError(ClassifierError.noLabels(option: "--labels", text: labels).description)
+        }
+        if let alert, LabelSet.namesNothing(alert) {
+            throw ValidationError(ClassifierError.noLabels(option: "--alert", text: alert).description)
+        }
+        #else
         if enabled {
             throw ValidationError(
                 "--classify, --labels and --alert: this soundcompass was built without the sound classifier (the Classifier trait); build it with the default traits: swift build -c release --product soundcompass")
@@ -55,7 +63,7 @@ struct ClassifierOptions: ParsableArguments {
         } catch {
             let status: ExitStatus = switch error {
             case .modelMissing: .noInput
-            case .unknownLabel: .usage
+            case .unknownLabel, .noLabels: .usage
             case .badWeights, .badClassMap, .resampler: .dataError
             }
             throw CLIFailure(error.description, status: status)
