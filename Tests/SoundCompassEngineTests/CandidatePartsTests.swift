@@ -10,7 +10,9 @@ struct CandidatePartsTests {
     func peakSearch() {
         // 31 values (lags −15…15): a peak of 1.0 at lag −5 and one of 0.6 at lag +5, each with
         // equal neighbours (so the parabola moves neither), on a floor of 0.1.
-        let search = LagPeakSearch(searchLag: 15, separation: 2.5)
+        let search = LagPeakSearch(searchLag: 15, separation: 2.5, maxLag: 14)
+        // The physical window and half a sample, within the searched one.
+        #expect(search.limit == 14.5 && LagPeakSearch(searchLag: 15, separation: 2.5, maxLag: 15).limit == 15)
         var y = [Float](repeating: 0.1, count: 31)
         y[9] = 0.5; y[10] = 1.0; y[11] = 0.5
         y[19] = 0.3; y[20] = 0.6; y[21] = 0.3

@@ -14,16 +14,8 @@ struct LayerTests {
 
     /// Runs the check over `directory`.
     static func check(_ directory: URL) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path, directory.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, output)
+        let r = try CLI.runExecutable(URL(fileURLWithPath: "/usr/bin/env"), ["python3", script.path, directory.path])
+        return (r.status, r.stdout + r.stderr)
     }
 
     @Test("every folder of the engine refers only to folders below it")

@@ -97,8 +97,6 @@ package final class ExcessCandidateSearch {
     private let peakSearch: LagPeakSearch
     /// The finder's point-spread function (shared: its bin weights are the finder's).
     private let pointSpread: PointSpread
-    /// The largest physical lag, samples.
-    private let maxLag: Double
     /// Scratch of ``addExcessCandidates(candidates:lags:lagIndices:count:firstExcessCandidate:total:)``:
     /// the excess peaks taken so far, strongest first, and their heights.
     private var excessLags: [Double]
@@ -119,12 +117,10 @@ package final class ExcessCandidateSearch {
     ///   - capacity: most candidates per frame (at most 64: the masks' bits).
     ///   - peakSearch: the plain average's peak search.
     ///   - pointSpread: the finder's point-spread function.
-    ///   - maxLag: the largest physical lag, samples.
-    package init(averages: ExcessAverage, capacity: Int, peakSearch: LagPeakSearch, pointSpread: PointSpread, maxLag: Double) {
+    package init(averages: ExcessAverage, capacity: Int, peakSearch: LagPeakSearch, pointSpread: PointSpread) {
         self.averages = averages
         self.peakSearch = peakSearch
         self.pointSpread = pointSpread
-        self.maxLag = maxLag
         self.excessLags = [Double](repeating: 0, count: max(1, capacity))
         self.excessHeights = [Double](repeating: 0, count: max(1, capacity))
         self.newSoundRatios = [Float](repeating: 0, count: max(1, capacity))
@@ -256,7 +252,7 @@ package final class ExcessCandidateSearch {
         }
         let floor = Float(max(SourceCandidateFinder.absoluteFloor, Self.excessRelativeFloor * Double(highest)))
         guard highest >= floor else { return }
-        let limit = Double(K) > maxLag + 0.5 ? maxLag + 0.5 : Double(K)
+        let limit = peakSearch.limit
         // The point-spread function of this frame's bin weights (`removeSidelobes` groups them
         // only when the plain average had two candidates or more).
         if plainCount < 2 { pointSpread.measurePeak() }

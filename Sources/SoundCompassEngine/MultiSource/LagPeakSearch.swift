@@ -6,10 +6,18 @@ package struct LagPeakSearch: Sendable {
     package let searchLag: Int
     /// Least distance between two peaks taken, samples.
     package let separation: Double
+    /// The largest |lag| a candidate may have, samples: the physical lag window and half a
+    /// sample (for the refinement), within the searched one.
+    package let limit: Double
 
-    package init(searchLag: Int, separation: Double) {
+    /// - Parameters:
+    ///   - searchLag: half-width of the searched averages, whole samples.
+    ///   - separation: least distance between two peaks taken, samples.
+    ///   - maxLag: the largest physical lag, samples.
+    package init(searchLag: Int, separation: Double, maxLag: Double) {
         self.searchLag = searchLag
         self.separation = separation
+        self.limit = Double(searchLag) > maxLag + 0.5 ? maxLag + 0.5 : Double(searchLag)
     }
 
     /// One peak found by ``strongestSeparatedPeak(in:floor:limit:taken:takenCount:)``.

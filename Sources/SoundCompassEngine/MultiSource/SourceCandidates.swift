@@ -148,8 +148,6 @@ package final class SourceCandidateFinder {
     private let gccPhat: GCCPHAT
     /// Half-width of the averaged lag window, whole samples (the estimator's ``GCCPHAT/searchLag``).
     private let searchLag: Int
-    /// The largest physical lag, samples.
-    private let maxLag: Double
     private let fftSize: Int
     /// Share of the newest frame in the average: hop / window.
     private let smoothing: Float
@@ -163,7 +161,6 @@ package final class SourceCandidateFinder {
     /// correlation, and the weights alike (see ``averageYaw``); whether the last frame had a yaw.
     private var yawSum = 0.0, yawWeight = 0.0
     private var lastYaw: Double?
-    private let separation: Double
     /// The averaged correlation's point-spread function (``PointSpread``): the sidelobes taken
     /// off weaker candidates, and which candidates sit on each other's main lobe.
     private let pointSpread: PointSpread
@@ -211,12 +208,10 @@ package final class SourceCandidateFinder {
         self.configuration = configuration
         self.gccPhat = gccPhat
         self.searchLag = gccPhat.searchLag
-        self.maxLag = gccPhat.maxLagSamples
         self.fftSize = gccPhat.fftSize
         self.smoothing = Float(min(1, configuration.hopDuration / configuration.sourceWindowSeconds))
         self.average = AlignedFloats(count: 2 * gccPhat.searchLag + 1)
         self.smoothed = AlignedFloats(count: 2 * gccPhat.searchLag + 1)
-        self.separation = max(Self.minimumSeparationSamples, 0.1 * gccPhat.maxLagSamples)
         self.candidates = [SourceCandidate](
             repeating: SourceCandidate(azimuth: 0, strength: 0, share: 0), count: max(1, capacity))
         self.lagIndices = [Int](repeating: 0, count: max(1, capacity))
@@ -227,7 +222,9 @@ package final class SourceCandidateFinder {
             : nil
         let n = gccPhat.fftSize
         let pointSpread = PointSpread(fftSize: n, searchLag: gccPhat.searchLag)
-        let peakSearch = LagPeakSearch(searchLag: gccPhat.searchLag, separation: separation)
+        let peakSearch = LagPeakSearch(
+            searchLag: gccPhat.searchLag, separation: max(Self.minimumSeparationSamples, 0.1 * gccPhat.maxLagSamples),
+            maxLag: gccPhat.maxLagSamples)
         self.pointSpread = pointSpread
         self.peakSearch = peakSearch
         self.historyFrames = max(
@@ -238,7 +235,7 @@ package final class SourceCandidateFinder {
                 averages: ExcessAverage(
                     fftSize: n, searchLag: gccPhat.searchLag, hopDuration: configuration.hopDuration,
                     windowSeconds: configuration.sourceWindowSeconds, historyRows: historyFrames),
-                capacity: capacity, peakSearch: peakSearch, pointSpread: pointSpread, maxLag: gccPhat.maxLagSamples)
+                capacity: capacity, peakSearch: peakSearch, pointSpread: pointSpread)
             : nil
         self.images = coincident
             ? nil
@@ -371,7 +368,7 @@ package final class SourceCandidateFinder {
         // Local maxima, strongest first: repeatedly the highest one not yet taken, far enough
         // from those taken and standing out from its surroundings (a handful of passes over
         // ~50 values).
-        let limit = Double(K) > maxLag + 0.5 ? maxLag + 0.5 : Double(K)
+        let limit = peakSearch.limit
         var total = 0.0
         while count < candidates.count,
               let peak = peakSearch.strongestSeparatedPeak(in: y, floor: floor, limit: limit, taken: lags, takenCount: count) {
