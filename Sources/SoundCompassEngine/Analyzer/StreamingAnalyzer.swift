@@ -240,12 +240,11 @@ public final class StreamingAnalyzer {
     /// - Returns: the frame's record and the broadband estimate behind it.
     private func analyzeFrame() -> (AnalysisRecord, FrameEstimate) {
         let config = configuration
-        // 1. The broadband estimate: levels, GCC-PHAT (its correlation rides in the spectra's
-        //    view), the two cues and their fusion.
-        let (broadband, spectra) = estimator.estimate(
+        // 1. The broadband measurement: levels, GCC-PHAT (its correlation rides in the spectra's
+        //    view), the two cues and their confidence; the direction is fused once, in 3.
+        var (estimate, spectra) = estimator.measure(
             left: UnsafeBufferPointer(start: left.baseAddress, count: config.frameLength),
             right: UnsafeBufferPointer(start: right.baseAddress, count: config.frameLength))
-        var estimate = broadband
         var frame = FrameResult(estimate: estimate)
         frame.frame = framesAnalyzed
         frame.time = timeOrigin + (Double(frameStartSample) + Double(config.frameLength) / 2) / config.sampleRate
@@ -257,24 +256,20 @@ public final class StreamingAnalyzer {
             consistency: estimate.delay.consistency.map(Double.init) ?? estimate.fused.confidence,
             aboveGate: estimate.aboveGate)
         frame.noiseFloorDBFS = activity.floorDBFS
-        // 3. The bands (their records; a measured head reads the frame's direction with them).
+        // 3. The bands (their records; a measured head reads the time cue's direction from the
+        //    broadband and the bands' delays together, against its own tables), then the
+        //    frame's one fusion of the two cues' directions.
         subbands.estimate(spectra: spectra, broadband: estimate, active: frame.active, into: &bandResults)
-        if let head = config.array.measuredHead,
-           let lateral = head.lateral(
-               broadband: (estimate.delay.lagSamples / config.sampleRate, estimate.lowFrequencyShare ?? 0,
-                           Double(estimate.delay.confidence)),
-               levelDBFS: estimate.levels.levelDBFS, bands: subbands.measurements,
-               delayOffsetSeconds: config.array.delayOffsetSeconds,
-               outlierSpanSeconds: 2 * config.array.lagWindowSeconds, gateDBFS: config.silenceGateDBFS) {
-            // The broadband and the bands' delays read together against the head's own tables
-            // (MeasuredHead): the time cue's direction, fused again with the level cue (the
-            // confidences are unchanged).
-            estimate.timeCue.lateral = lateral
-            var fused = CueFusion.fuse(time: estimate.timeCue, level: estimate.levelCue, model: config.array)
-            if !estimate.aboveGate { fused.confidence = 0 }
-            estimate.fused = fused
-            frame.estimate = estimate
+        let headLateral = config.array.measuredHead.flatMap { head in
+            head.lateral(
+                broadband: (estimate.delay.lagSamples / config.sampleRate, estimate.lowFrequencyShare ?? 0,
+                            Double(estimate.delay.confidence)),
+                levelDBFS: estimate.levels.levelDBFS, bands: subbands.measurements,
+                delayOffsetSeconds: config.array.delayOffsetSeconds,
+                outlierSpanSeconds: 2 * config.array.lagWindowSeconds, gateDBFS: config.silenceGateDBFS)
         }
+        estimator.fuse(&estimate, timeLateral: headLateral)
+        frame.estimate = estimate
         frame.tailWeight = tail.weight(levelDBFS: estimate.levels.levelDBFS)
         // A frame active by the speech band alone holds speech below 1 kHz under noise that
         // rules the rest of the spectrum: its broadband bearing is mostly the noise's.

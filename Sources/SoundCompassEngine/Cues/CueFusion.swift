@@ -28,21 +28,57 @@ package struct Cue: Sendable, Equatable {
 /// head's bright spot) cannot pull a side source inwards.
 ///
 /// Confidence: `1 − Πᵢ (1 − shareᵢ·confidenceᵢ)`, so either cue alone can carry the model's share
-/// for it, and agreeing cues add up without exceeding 1.
+/// for it, and agreeing cues add up without exceeding 1. The confidence does not depend on
+/// where the cues point, so the broadband estimate takes it (``confidence(time:level:model:)``)
+/// before a measured head's bands have read the time cue's direction, and fuses the direction
+/// (``direction(time:level:model:)``) once, after them.
 package enum CueFusion {
     /// - Returns: the fused lateral value (−1…1) and confidence (0…1).
     package static func fuse(time: Cue, level: Cue, model: ArrayModel) -> Cue {
+        let w = weights(time: time, level: level, model: model)
+        return Cue(
+            lateral: direction(time: time, level: level, model: model, weights: w),
+            confidence: confidence(time: time, level: level, model: model, weights: w))
+    }
+
+    /// The fused confidence alone (0…1): that of ``fuse(time:level:model:)``.
+    package static func confidence(time: Cue, level: Cue, model: ArrayModel) -> Double {
+        confidence(time: time, level: level, model: model, weights: weights(time: time, level: level, model: model))
+    }
+
+    /// The fused direction alone, lateral −1…1: that of ``fuse(time:level:model:)``.
+    package static func direction(time: Cue, level: Cue, model: ArrayModel) -> Double {
+        direction(time: time, level: level, model: model, weights: weights(time: time, level: level, model: model))
+    }
+
+    /// Each cue's inverse-variance weight, `confidence / σ²`.
+    @inline(__always)
+    private static func weights(time: Cue, level: Cue, model: ArrayModel) -> (time: Double, level: Double) {
         let trust = model.cueTrust
         let itdSigma = model.kind == .binaural ? model.binauralTimeSigma(lateral: time.lateral) : trust.itdSigma
         let wt = time.confidence / (itdSigma * itdSigma)
         let wl = trust.ildSigma.isFinite ? level.confidence / (trust.ildSigma * trust.ildSigma) : 0
+        return (wt, wl)
+    }
+
+    @inline(__always)
+    private static func confidence(time: Cue, level: Cue, model: ArrayModel, weights w: (time: Double, level: Double)) -> Double {
+        // No cue is believed: no confidence.
+        guard w.time + w.level > 0 else { return 0 }
+        let trust = model.cueTrust
         let confidence = 1 - (1 - trust.itdShare * time.confidence) * (1 - trust.ildShare * level.confidence)
-        guard wt + wl > 0 else {
-            // No cue is believed: report the cue the model prefers, with no confidence.
-            return Cue(lateral: trust.ildShare > trust.itdShare ? level.lateral : time.lateral, confidence: 0)
+        return max(0, min(1, confidence))
+    }
+
+    @inline(__always)
+    private static func direction(time: Cue, level: Cue, model: ArrayModel, weights w: (time: Double, level: Double)) -> Double {
+        guard w.time + w.level > 0 else {
+            // No cue is believed: the cue the model prefers.
+            let trust = model.cueTrust
+            return trust.ildShare > trust.itdShare ? level.lateral : time.lateral
         }
-        let lateral = (wt * time.lateral + wl * level.lateral) / (wt + wl)
-        return Cue(lateral: max(-1, min(1, lateral)), confidence: max(0, min(1, confidence)))
+        let lateral = (w.time * time.lateral + w.level * level.lateral) / (w.time + w.level)
+        return max(-1, min(1, lateral))
     }
 }
 
@@ -103,6 +139,13 @@ extension CueFusion {
     /// - Returns: the time cue, the level cue and their fusion.
     @inline(__always)
     package static func fuse(_ m: CueMeasurements, model: ArrayModel, gateDBFS: Double) -> FusedCues {
+        let (time, level) = cues(m, model: model, gateDBFS: gateDBFS)
+        return FusedCues(time: time, level: level, fused: fuse(time: time, level: level, model: model))
+    }
+
+    /// The two cues of a measurement, not yet fused: see ``fuse(_:model:gateDBFS:)``.
+    @inline(__always)
+    package static func cues(_ m: CueMeasurements, model: ArrayModel, gateDBFS: Double) -> (time: Cue, level: Cue) {
         let timeLateral: Double
         if let head = model.measuredHead {
             timeLateral = head.lateral(
@@ -136,6 +179,6 @@ extension CueFusion {
             }
             level = Cue(lateral: lateral, confidence: confidence)
         }
-        return FusedCues(time: time, level: level, fused: fuse(time: time, level: level, model: model))
+        return (time, level)
     }
 }

@@ -21,7 +21,10 @@ package struct FrameEstimate: Sendable, Equatable {
     package var levelCue: Cue
     /// The channels' second moments (coincident; zero for the other kinds, which do not measure them).
     package var covariance = ChannelCovariance.zero
-    /// The fused direction and confidence (confidence 0 below the silence gate).
+    /// The fused direction and confidence (confidence 0 below the silence gate). After
+    /// ``DirectionEstimator/measure(left:right:)`` alone its confidence is final and its
+    /// direction is the time cue's; ``DirectionEstimator/fuse(_:timeLateral:)`` fuses the
+    /// direction.
     package var fused: Cue
     /// True when the frame is louder than the silence gate.
     package var aboveGate: Bool
@@ -98,13 +101,41 @@ package final class DirectionEstimator {
     /// Forgets the state carried between frames.
     package func reset() { gccPhat.reset() }
 
-    /// Estimates the direction of one frame.
+    /// Estimates the direction of one frame: ``measure(left:right:)``, then ``fuse(_:timeLateral:)``
+    /// with the broadband time cue.
     /// - Parameters:
     ///   - left: `frameLength` finite samples of the left channel.
     ///   - right: `frameLength` finite samples of the right channel.
     /// - Returns: the frame's estimate, and a view of its spectra (with its correlation) for the
     ///   per-band estimates and the multi-source candidates (valid until the next call).
     package func estimate(
+        left: UnsafeBufferPointer<Float>, right: UnsafeBufferPointer<Float>
+    ) -> (estimate: FrameEstimate, spectra: FrameSpectra) {
+        var (estimate, spectra) = measure(left: left, right: right)
+        fuse(&estimate)
+        return (estimate, spectra)
+    }
+
+    /// Fuses the frame's direction, once: the time cue (its direction replaced by
+    /// `timeLateral` when given, as a measured head's bands read it) with the level cue. The
+    /// confidence, which does not depend on the direction, stays as measured.
+    /// - Parameters:
+    ///   - estimate: a frame's estimate from ``measure(left:right:)``.
+    ///   - timeLateral: the time cue's direction read otherwise, lateral −1…1; nil keeps the
+    ///     broadband delay's.
+    package func fuse(_ estimate: inout FrameEstimate, timeLateral: Double? = nil) {
+        if let timeLateral { estimate.timeCue.lateral = timeLateral }
+        estimate.fused.lateral = CueFusion.direction(
+            time: estimate.timeCue, level: estimate.levelCue, model: configuration.array)
+    }
+
+    /// Measures one frame: levels, the delay, the two cues and the fused confidence (0 below
+    /// the silence gate); the direction is not yet fused (see ``fuse(_:timeLateral:)``).
+    /// - Parameters:
+    ///   - left: `frameLength` finite samples of the left channel.
+    ///   - right: `frameLength` finite samples of the right channel.
+    /// - Returns: the frame's estimate, and a view of its spectra (valid until the next call).
+    package func measure(
         left: UnsafeBufferPointer<Float>, right: UnsafeBufferPointer<Float>
     ) -> (estimate: FrameEstimate, spectra: FrameSpectra) {
         let config = configuration
@@ -125,7 +156,7 @@ package final class DirectionEstimator {
         // The level cue's confidence needs a correlated pair (the GCC-PHAT peak's height term):
         // the level difference of unrelated sounds in the two channels says nothing about a
         // direction. A spaced pair's level cue carries no weight.
-        let cues = CueFusion.fuse(
+        let cues = CueFusion.cues(
             CueMeasurements(
                 delaySeconds: delay.lagSamples / config.sampleRate, lowFrequencyShare: share,
                 timeConfidence: Double(delay.confidence), levelDBFS: level,
@@ -138,12 +169,11 @@ package final class DirectionEstimator {
                 covariance: covariance,
                 degreesOfFreedom: Double(config.frameLength)),
             model: model, gateDBFS: config.silenceGateDBFS)
-        var fused = cues.fused
-        if !aboveGate { fused.confidence = 0 }
+        let confidence = aboveGate ? CueFusion.confidence(time: cues.time, level: cues.level, model: model) : 0
         let estimate = FrameEstimate(
             levels: levels, delay: delay, highFrequencyILD: hfILD, lowFrequencyShare: share, timeCue: cues.time,
             levelCue: cues.level, covariance: covariance,
-            fused: fused, aboveGate: aboveGate, dominantFrequency: spectra.dominantFrequency(sampleRate: config.sampleRate))
+            fused: Cue(lateral: cues.time.lateral, confidence: confidence), aboveGate: aboveGate, dominantFrequency: spectra.dominantFrequency(sampleRate: config.sampleRate))
         return (estimate, spectra)
     }
 }

@@ -1,6 +1,6 @@
 /// The candidates that a steady sound hides, read from the excess averages (``ExcessAverage``): a
 /// component of ``SourceCandidateFinder`` that owns those averages, its steady marks and its
-/// scratch; the finder hands it its candidate list to read and extend.
+/// scratch; the finder asks it which plain candidates to keep and which excess peaks to add.
 ///
 /// A steady source (a fan, a television, traffic) holds its bins in every frame, so its peak in
 /// the plain averaged correlation is as high as the share of the bins it holds, all the time. A
@@ -97,10 +97,15 @@ package final class ExcessCandidateSearch {
     private let peakSearch: LagPeakSearch
     /// The finder's point-spread function (shared: its bin weights are the finder's).
     private let pointSpread: PointSpread
-    /// Scratch of ``addExcessCandidates(candidates:lags:lagIndices:count:firstExcessCandidate:total:)``:
-    /// the excess peaks taken so far, strongest first, and their heights.
+    /// Scratch of ``findExcessPeaks(plainCount:steadyLags:steadyCount:room:)``: the excess peaks
+    /// seen so far, strongest first, and their heights.
     private var excessLags: [Double]
     private var excessHeights: [Double]
+    /// What ``findExcessPeaks(plainCount:steadyLags:steadyCount:room:)`` found: each excess
+    /// candidate's lag, peak index and height.
+    private var foundLags: [Double]
+    private var foundIndices: [Int]
+    private var foundHeights: [Double]
     /// Bit `j`: plain candidate `j` is a steady source (see ``markSteadyCandidates(count:candidates:lagIndices:smoothed:)``).
     private var steadyMask: UInt64 = 0
     /// Bit `j`: plain candidate `j` holds little new sound (the steady sources, and the
@@ -124,6 +129,9 @@ package final class ExcessCandidateSearch {
         self.excessLags = [Double](repeating: 0, count: max(1, capacity))
         self.excessHeights = [Double](repeating: 0, count: max(1, capacity))
         self.newSoundRatios = [Float](repeating: 0, count: max(1, capacity))
+        self.foundLags = [Double](repeating: 0, count: max(1, capacity))
+        self.foundIndices = [Int](repeating: 0, count: max(1, capacity))
+        self.foundHeights = [Double](repeating: 0, count: max(1, capacity))
     }
 
     /// The new-sound average's height at lag index `i`, read as the plain one is, over the plain
@@ -205,42 +213,45 @@ package final class ExcessCandidateSearch {
         i > 0 && i < 2 * searchLag ? 0.25 * (average[i - 1] + average[i + 1]) + 0.5 * average[i] : average[i]
     }
 
-    /// Replaces the plain candidates that are no steady source by the excess average's peaks
-    /// while a steady source is heard and new sound arrives (see the extension's notes).
-    /// - Parameters:
-    ///   - candidates: the candidate list, the plain candidates first; rewritten.
-    ///   - lags: each candidate's lag, samples; rewritten alike.
-    ///   - lagIndices: each candidate's peak index; rewritten alike.
-    ///   - count: the candidates; on return, the steady ones and the excess ones.
-    ///   - firstExcessCandidate: on return, the index of the first excess candidate.
-    ///   - total: the sum of the candidates' strengths, recomputed.
-    package func addExcessCandidates(
-        candidates: inout [SourceCandidate], lags: inout [Double], lagIndices: inout [Int], count: inout Int,
-        firstExcessCandidate: inout Int, total: inout Double
-    ) {
-        let excess = averages
-        guard hearsNewSound else { return }
-        let K = searchLag
-        // Only while a steady source is heard: a candidate of the plain average that the excess
-        // average has mostly lost. The others are dropped: the excess average reads them.
-        var steadyCount = 0
+    /// Keeps the steady sources among the plain candidates: returns bit `j` set for each plain
+    /// candidate `j` that is a steady source, and renumbers the marks (``holdsLittleNewSound(_:)``)
+    /// for the list the finder keeps, the steady candidates first in their order. Called while
+    /// new sound arrives (``hearsNewSound``), before ``findExcessPeaks(plainCount:steadyLags:steadyCount:room:)``.
+    /// - Parameter count: the plain candidates.
+    /// - Returns: the steady candidates' bits (0: none, and the excess average is not searched).
+    package func keepSteadyCandidates(count: Int) -> UInt64 {
         let steady = steadyMask, little = littleNewSoundMask
         steadyMask = 0
         littleNewSoundMask = 0
+        var kept = 0
         for j in 0..<count where steady & (1 << UInt64(j)) != 0 {
-            steadyMask |= 1 << UInt64(steadyCount)
-            littleNewSoundMask |= (little >> UInt64(j) & 1) << UInt64(steadyCount)
-            candidates[steadyCount] = candidates[j]
-            lags[steadyCount] = lags[j]
-            lagIndices[steadyCount] = lagIndices[j]
-            steadyCount += 1
+            steadyMask |= 1 << UInt64(kept)
+            littleNewSoundMask |= (little >> UInt64(j) & 1) << UInt64(kept)
+            kept += 1
         }
-        guard steadyCount > 0 else { return }
-        let plainCount = count
-        count = steadyCount
-        firstExcessCandidate = steadyCount
-        total = 0
-        for j in 0..<count { total += candidates[j].strength }
+        return steady & (count >= 64 ? ~0 : (1 << UInt64(count)) - 1)
+    }
+
+    /// The excess candidates found by the last ``findExcessPeaks(plainCount:steadyLags:steadyCount:room:)``,
+    /// strongest first: lag (samples), peak index in the averages, and strength (the onset
+    /// height per unit of ``ExcessAverage/onsetShare``).
+    package func excessPeak(_ i: Int) -> (lag: Double, index: Int, height: Double) {
+        (foundLags[i], foundIndices[i], foundHeights[i])
+    }
+
+    /// Finds the other sources in the onset average while a steady source is heard and new sound
+    /// arrives (see the type's notes): its peaks strongest first, by the plain average's rules
+    /// among themselves, less the stronger ones' sidelobes, off every steady source's lag.
+    /// - Parameters:
+    ///   - plainCount: the plain average's candidates (with fewer than two the point-spread
+    ///     function is measured here).
+    ///   - steadyLags: the steady candidates' lags first, samples.
+    ///   - steadyCount: the steady candidates (at least one).
+    ///   - room: most excess candidates to take.
+    /// - Returns: how many were found (read each with ``excessPeak(_:)``).
+    package func findExcessPeaks(plainCount: Int, steadyLags lags: [Double], steadyCount: Int, room: Int) -> Int {
+        let excess = averages
+        let K = searchLag
         // Per unit of the onsets' weight: a peak is the share of those bins its source holds, as
         // a plain candidate's is of all bins.
         let onset = excess.onsetAverage.baseAddress, y = excess.smoothed.baseAddress
@@ -251,7 +262,7 @@ package final class ExcessCandidateSearch {
             if i > 0 && i < 2 * K && y[i] > highest { highest = y[i] }
         }
         let floor = Float(max(SourceCandidateFinder.absoluteFloor, Self.excessRelativeFloor * Double(highest)))
-        guard highest >= floor else { return }
+        guard highest >= floor else { return 0 }
         let limit = peakSearch.limit
         // The point-spread function of this frame's bin weights (`removeSidelobes` groups them
         // only when the plain average had two candidates or more).
@@ -260,8 +271,8 @@ package final class ExcessCandidateSearch {
         // The excess peaks strongest first, each the separation away from the stronger ones
         // (kept in `excessLags`/`excessHeights`, whether or not they are taken), less the
         // sidelobes of the stronger ones.
-        var found = 0
-        while found < excessLags.count && count < candidates.count {
+        var found = 0, taken = 0
+        while found < excessLags.count && taken < room {
             guard let peak = peakSearch.strongestSeparatedPeak(in: y, floor: floor, limit: limit,
                                                                taken: excessLags, takenCount: found) else { break }
             var height = peak.height
@@ -284,12 +295,11 @@ package final class ExcessCandidateSearch {
             // Only a steady source's leak sits on its own lag.
             if BesideSteadySearch.hasSteadyLag(
                 within: Self.steadySeparationSamples, of: lag, lags: lags, steadyCount: steadyCount) { continue }
-            candidates[count] = SourceCandidate(azimuth: 0, strength: peak.height, share: 0)
-            candidates[count].fromOnsets = true
-            lags[count] = lag
-            lagIndices[count] = index
-            total += peak.height
-            count += 1
+            foundLags[taken] = lag
+            foundIndices[taken] = index
+            foundHeights[taken] = peak.height
+            taken += 1
         }
+        return taken
     }
 }

@@ -382,13 +382,7 @@ package final class SourceCandidateFinder {
         firstExcessCandidate = count
         if let excessSearch {
             excessSearch.markSteadyCandidates(count: count, candidates: candidates, lagIndices: lagIndices, smoothed: y)
-            // (Asked first: most frames hear nothing new, and the call's six in-out arguments
-            // are six exclusivity checks.)
-            if excessSearch.hearsNewSound {
-                excessSearch.addExcessCandidates(
-                    candidates: &candidates, lags: &lags, lagIndices: &lagIndices, count: &count,
-                    firstExcessCandidate: &firstExcessCandidate, total: &total)
-            }
+            if excessSearch.hearsNewSound { takeExcessCandidates(excessSearch, total: &total) }
         }
         let model = configuration.array
         for j in 0..<count {
@@ -413,6 +407,38 @@ package final class SourceCandidateFinder {
             candidates[j].echoPartner = partner
         }
         markImages()
+    }
+
+    /// While a steady source is heard and new sound arrives: keeps the plain candidates that are
+    /// steady sources, drops the others, and adds the excess average's peaks after them
+    /// (``ExcessCandidateSearch``), each marked ``SourceCandidate/fromOnsets``.
+    /// - Parameter total: the candidates' summed strength, recomputed.
+    private func takeExcessCandidates(_ search: ExcessCandidateSearch, total: inout Double) {
+        let steady = search.keepSteadyCandidates(count: count)
+        guard steady != 0 else { return }
+        var steadyCount = 0
+        for j in 0..<count where steady & (1 << UInt64(j)) != 0 {
+            candidates[steadyCount] = candidates[j]
+            lags[steadyCount] = lags[j]
+            lagIndices[steadyCount] = lagIndices[j]
+            steadyCount += 1
+        }
+        let plainCount = count
+        count = steadyCount
+        firstExcessCandidate = steadyCount
+        total = 0
+        for j in 0..<count { total += candidates[j].strength }
+        let found = search.findExcessPeaks(
+            plainCount: plainCount, steadyLags: lags, steadyCount: steadyCount, room: candidates.count - steadyCount)
+        for i in 0..<found {
+            let peak = search.excessPeak(i)
+            candidates[count] = SourceCandidate(azimuth: 0, strength: peak.height, share: 0)
+            candidates[count].fromOnsets = true
+            lags[count] = peak.lag
+            lagIndices[count] = peak.index
+            total += peak.height
+            count += 1
+        }
     }
 
     /// Whether plain candidate `j` holds little new sound (``ExcessCandidateSearch/holdsLittleNewSound(_:)``);
