@@ -31,6 +31,7 @@ let package = Package(
         // are named because SoundCompassServe imports them itself.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
@@ -110,6 +111,7 @@ let package = Package(
                 "SoundCompassIO", "SoundCompassEngine",
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Serve"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Serve"])),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras", condition: .when(traits: ["Serve"])),
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Serve"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Serve"])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Serve"])),

@@ -2,6 +2,9 @@
 public enum ClassifierError: Error, CustomStringConvertible, Equatable {
     /// The weights file or class map is not there: the model has not been fetched.
     case modelMissing(path: String)
+    /// The weights file or class map cannot be read as a file: a directory, a FIFO, a device, no
+    /// permission (the system's reason).
+    case unreadable(path: String, problem: String)
     /// The weights file is not a YAMNet weights file of the expected layout.
     case badWeights(path: String, problem: String)
     /// The class map is not YAMNet's (521 rows of `index,mid,display_name`).
@@ -19,6 +22,7 @@ public enum ClassifierError: Error, CustomStringConvertible, Equatable {
         switch self {
         case .modelMissing(let path):
             "\(path): no such file; the classifier's model is not fetched (run scripts/fetch-model, see Docs/Classification.md)"
+        case .unreadable(let path, let problem): "\(path): cannot read the classifier's model file: \(problem)"
         case .badWeights(let path, let problem): "\(path): not a SoundCompass YAMNet weights file: \(problem)"
         case .badClassMap(let path, let problem): "\(path): not a YAMNet class map: \(problem)"
         case .unknownLabel(let name):

@@ -66,12 +66,13 @@ public struct YAMNetWeights: Sendable {
     /// Reads a weights file.
     /// - Parameter path: the file (`yamnet.weights` in ``defaultDirectory`` after `scripts/fetch-model`).
     /// - Throws: ``ClassifierError/modelMissing(path:)`` when it is not there,
-    ///   ``ClassifierError/badWeights(path:problem:)`` when its layout is not YAMNet's.
+    ///   ``ClassifierError/unreadable(path:problem:)`` when it is no regular file (a directory, a
+    ///   FIFO, a device), ``ClassifierError/badWeights(path:problem:)`` when its layout is not
+    ///   YAMNet's (or it is over 64 MiB).
     public init(path: String) throws(ClassifierError) {
         // Read tensor by tensor straight into the arrays (no copy of the whole 15 MB file first).
-        guard let file = fopen(path, "rb") else {
-            if errno == ENOENT { throw .modelMissing(path: path) }
-            throw .badWeights(path: path, problem: String(cString: strerror(errno)))
+        let (file, _) = try ModelFile.open(path, maximumBytes: Self.maximumFileBytes) { size in
+            .badWeights(path: path, problem: "\(size) bytes, larger than any YAMNet weights file (\(Self.maximumFileBytes >> 20) MiB at most)")
         }
         defer { fclose(file) }
         var reader = Reader(file: file, path: path)
@@ -112,27 +113,22 @@ public struct YAMNetWeights: Sendable {
         if ferror(file) != 0 { throw .badWeights(path: path, problem: "read error") }
     }
 
-    /// The whole file.
-    static func read(_ path: String) throws(ClassifierError) -> [UInt8] {
-        guard let file = fopen(path, "rb") else {
-            if errno == ENOENT { throw .modelMissing(path: path) }
-            throw .badWeights(path: path, problem: String(cString: strerror(errno)))
+    /// The largest weights file read, bytes (YAMNet's is about 15 MB).
+    static let maximumFileBytes = 64 << 20
+    /// The largest class map read, bytes (YAMNet's is about 14 KB).
+    static let maximumClassMapBytes = 1 << 20
+
+    /// The whole of a class map: a regular file of at most ``maximumClassMapBytes``.
+    static func readClassMap(_ path: String) throws(ClassifierError) -> [UInt8] {
+        let (file, size) = try ModelFile.open(path, maximumBytes: maximumClassMapBytes) { size in
+            .badClassMap(path: path, problem: "\(size) bytes, larger than a class map can be (\(maximumClassMapBytes >> 20) MiB at most)")
         }
         defer { fclose(file) }
-        var bytes: [UInt8] = []
-        // One allocation when the size is known (a regular file); a stream grows as it is read.
-        if fseek(file, 0, SEEK_END) == 0 {
-            bytes.reserveCapacity(max(0, ftell(file)))
-            rewind(file)
-        }
-        var chunk = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
-            if n > 0 { bytes.append(contentsOf: chunk[0..<n]) }
-            if n < chunk.count { break }
-        }
-        if ferror(file) != 0 { throw .badWeights(path: path, problem: "read error") }
-        return bytes
+        // The size is known and bounded; a file that grows while read is still read only so far.
+        var bytes = [UInt8](repeating: 0, count: size)
+        let n = bytes.withUnsafeMutableBytes { fread($0.baseAddress, 1, size, file) }
+        if ferror(file) != 0 { throw .badClassMap(path: path, problem: "read error") }
+        return Array(bytes[0..<n])
     }
 
     /// Reads the file's little-endian fields in order.
@@ -190,13 +186,11 @@ public struct ClassMap: Sendable {
     public let names: [String]
 
     /// Reads the class map.
-    /// - Throws: ``ClassifierError/modelMissing(path:)`` or ``ClassifierError/badClassMap(path:problem:)``.
+    /// - Throws: ``ClassifierError/modelMissing(path:)``, ``ClassifierError/unreadable(path:problem:)``
+    ///   (a directory, a FIFO, a device) or ``ClassifierError/badClassMap(path:problem:)`` (also a
+    ///   file over 1 MiB).
     public init(path: String) throws(ClassifierError) {
-        let bytes: [UInt8]
-        do { bytes = try YAMNetWeights.read(path) } catch {
-            if case .modelMissing = error { throw error }
-            throw .badClassMap(path: path, problem: "unreadable")
-        }
+        let bytes = try YAMNetWeights.readClassMap(path)
         let text = String(decoding: bytes, as: UTF8.self)
         var names: [String] = []
         for (n, raw) in text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
@@ -205,6 +199,14 @@ public struct ClassMap: Sendable {
             let fields = Self.fields(line)
             guard fields.count == 3, Int(fields[0]) == names.count else {
                 throw .badClassMap(path: path, problem: "line \(n + 1) is not \(names.count),mid,name")
+            }
+            // A name is written into terminal lines, the live compass and spoken alerts: a
+            // control character (ESC, CR, NUL, C1) would reach the terminal. YAMNet's have none.
+            if let control = fields[2].unicodeScalars.first(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
+                let code = String(control.value, radix: 16, uppercase: true)
+                throw .badClassMap(
+                    path: path,
+                    problem: "line \(n + 1): class name holds a control character (U+\(String(repeating: "0", count: max(0, 4 - code.count)) + code))")
             }
             names.append(fields[2])
         }

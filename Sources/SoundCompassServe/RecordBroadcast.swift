@@ -1,5 +1,8 @@
 // Built with the Serve trait only (Package.swift).
 #if Serve
+#if canImport(Glibc)
+import Glibc
+#endif
 import SoundCompassEngine
 import SoundCompassIO
 import Synchronization
@@ -36,6 +39,12 @@ package final class RecordBroadcast: Sendable {
         package var stallNanoseconds: UInt64
         /// A client idle this long gets a heartbeat, ns.
         package var heartbeatNanoseconds: UInt64
+        /// A connection that has not sent a whole request head (or a next request) within this
+        /// long is closed, s (a response being streamed is not idle).
+        package var idleSeconds: Int
+        /// Connections open at once, streaming or not: at the cap no more is accepted until one
+        /// closes (``connectionCap(descriptorLimit:)``).
+        package var maximumConnections: Int
 
         /// - Parameters:
         ///   - maximumClients: streaming clients at once (≥ 1).
@@ -43,15 +52,35 @@ package final class RecordBroadcast: Sendable {
         ///   - queueRecords: records a client may have pending (≥ 1).
         ///   - stallSeconds: a write pending this long drops the client, s.
         ///   - heartbeatSeconds: an idle client gets a heartbeat after this long, s.
+        ///   - idleSeconds: a connection idle this long is closed, s (≥ 1).
+        ///   - maximumConnections: connections at once; nil for ``connectionCap(descriptorLimit:)``
+        ///     of the process's descriptor limit.
         package init(
             maximumClients: Int = 16, replayRecords: Int = 256, queueRecords: Int = 32, stallSeconds: Double = 2,
-            heartbeatSeconds: Double = 5
+            heartbeatSeconds: Double = 5, idleSeconds: Int = 10, maximumConnections: Int? = nil
         ) {
             self.maximumClients = max(1, maximumClients)
             self.replayRecords = max(1, replayRecords)
             self.queueRecords = max(1, queueRecords)
             self.stallNanoseconds = UInt64(max(0.01, stallSeconds) * 1e9)
             self.heartbeatNanoseconds = UInt64(max(0.01, heartbeatSeconds) * 1e9)
+            self.idleSeconds = max(1, idleSeconds)
+            self.maximumConnections = max(1, maximumConnections ?? Self.connectionCap(descriptorLimit: Self.descriptorLimit()))
+        }
+
+        /// The connections a process with `descriptorLimit` descriptors serves at once: half of
+        /// what is left after 64 for the rest of the process (capture, files, the event loops),
+        /// at least 8 and at most 4096. With the common limit of 1024, 480.
+        package static func connectionCap(descriptorLimit: Int) -> Int {
+            min(4096, max(8, (descriptorLimit - 64) / 2))
+        }
+
+        /// The process's soft limit on open descriptors (`RLIMIT_NOFILE`).
+        package static func descriptorLimit() -> Int {
+            var limit = rlimit()
+            guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
+            // RLIM_INFINITY is all ones; any value that large is taken as 2²⁰.
+            return Int(min(limit.rlim_cur, 1 << 20))
         }
     }
 

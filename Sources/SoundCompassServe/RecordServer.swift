@@ -54,9 +54,13 @@ package final class RecordServer: Sendable {
         let channels = ChannelRegistry()
         var logger = Logger(label: "soundcompass.serve")
         logger.logLevel = .critical
+        let connections = ConnectionRegistry(cap: settings.limits.maximumConnections)
         let routes = ServeRoutes(
-            broadcast: broadcast, settings: settings, session: session, channels: channels, startedAt: MonotonicClock.now())
+            broadcast: broadcast, settings: settings, session: session, channels: channels, connections: connections,
+            startedAt: MonotonicClock.now())
         let router = Router(context: ServeContext.self)
+        router.add(middleware: ServeGuards(
+            loopbackHostsOnly: settings.address.isLoopback && settings.token == nil, preflight: settings.corsOrigin != nil))
         if let origin = settings.corsOrigin { router.add(middleware: CORSHeaders(origin: origin)) }
         routes.register(on: router)
 
@@ -66,6 +70,13 @@ package final class RecordServer: Sendable {
         let finished = DispatchSemaphore(value: 0)
         let app = Application(
             router: router,
+            // A connection that has not sent a whole request head within the idle timeout, or
+            // sends nothing more after its responses, is closed (a stream being written is not).
+            // Each connection is also counted against the cap (ConnectionRegistry), which closes
+            // the one idle longest when a new one would pass it.
+            server: .http1(configuration: .init(
+                additionalChannelHandlers: [ConnectionTracker(registry: connections)],
+                idleTimeout: .seconds(Int64(settings.limits.idleSeconds)))),
             configuration: ApplicationConfiguration(
                 address: .hostname(settings.address.host, port: settings.address.port), serverName: "soundcompass"),
             onServerRunning: { channel in

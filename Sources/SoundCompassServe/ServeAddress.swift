@@ -41,9 +41,12 @@ public struct ServeAddress: Sendable, Equatable, CustomStringConvertible {
         self.init(host: host, port: port)
     }
 
-    /// True for addresses only this machine can reach: `127.0.0.0/8`, `::1`, `localhost`.
+    /// True for addresses only this machine can reach: `127.0.0.0/8`, `::1`, `localhost`, and
+    /// IPv4's loopback mapped into IPv6 (`::ffff:127.0.0.1`).
     public var isLoopback: Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        let host = host.lowercased()
+        return host == "localhost" || host == "::1" || host == "0:0:0:0:0:0:0:1" || host.hasPrefix("127.")
+            || host.hasPrefix("::ffff:127.")
     }
 
     /// `HOST:PORT`, brackets around an IPv6 host.

@@ -14,6 +14,7 @@ struct ServeRoutes: Sendable {
     let settings: ServeSettings
     let session: ServedSession
     let channels: ChannelRegistry
+    let connections: ConnectionRegistry
     let startedAt: UInt64
 
     func register(on router: Router<ServeContext>) {
@@ -30,8 +31,9 @@ struct ServeRoutes: Sendable {
     /// `?token=T`), compared in constant time.
     private func authorized(_ request: Request) -> Bool {
         guard let token = settings.token else { return true }
-        if let header = request.headers[.authorization], header.hasPrefix("Bearer "),
-            Self.equalInConstantTime(String(header.dropFirst(7)), token)
+        // The scheme's name is case-insensitive (RFC 7235): "Bearer", "bearer", "BEARER".
+        if let header = request.headers[.authorization], header.utf8.count > 7, header.prefix(7).lowercased() == "bearer ",
+            Self.equalInConstantTime(String(header.dropFirst(7).drop { $0 == " " }), token)
         {
             return true
         }
@@ -76,7 +78,8 @@ struct ServeRoutes: Sendable {
         let now = MonotonicClock.now()
         let json = ServeStatus.json(
             session: session, figures: broadcast.figures(now: now), limit: settings.limits.maximumClients,
-            uptimeSeconds: Double(now &- startedAt) * 1e-9)
+            uptimeSeconds: Double(now &- startedAt) * 1e-9,
+            connections: (connections.count, connections.cap, connections.evicted))
         var headers = Self.commonHeaders
         headers[.contentType] = "application/json"
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: json)))

@@ -7,8 +7,12 @@ enum ServeStatus {
     ///   - figures: the broadcast's figures.
     ///   - limit: streaming clients allowed at once.
     ///   - uptimeSeconds: since the server started, s.
+    ///   - connections: connections open now, the cap on them, and those closed at the cap.
     /// - Returns: one JSON object and a newline.
-    static func json(session: ServedSession, figures: RecordBroadcast.Figures, limit: Int, uptimeSeconds: Double) -> String {
+    static func json(
+        session: ServedSession, figures: RecordBroadcast.Figures, limit: Int, uptimeSeconds: Double,
+        connections: (open: Int, cap: Int, closedAtCap: Int)
+    ) -> String {
         func string(_ text: String) -> String {
             var out = "\""
             for scalar in text.unicodeScalars {
@@ -45,7 +49,8 @@ enum ServeStatus {
             + "\"uptime_s\":\(number(uptimeSeconds)),\"records\":\(f.records),\"overruns\":\(f.overruns),"
             + "\"clients\":\(f.clients.count),\"client_limit\":\(limit),\"clients_total\":\(f.clientsConnected),"
             + "\"clients_refused_full\":\(f.clientsRefusedFull),\"requests_unauthorized\":\(f.clientsRefusedUnauthorized),"
-            + "\"clients_dropped\":\(f.clientsDropped),"
+            + "\"clients_dropped\":\(f.clientsDropped),\"connections\":\(connections.open),"
+            + "\"connection_limit\":\(connections.cap),\"connections_closed_at_cap\":\(connections.closedAtCap),"
             + "\"streams\":[\(f.clients.map(client).joined(separator: ","))],"
             + "\"dropped_clients\":[\(f.droppedClients.map(client).joined(separator: ","))],"
             + "\"records_dropped_by_closed_streams\":\(f.recordsDroppedByGoneClients)}\n"

@@ -99,4 +99,41 @@ struct ClassifyCLITests {
             }
         }
     }
+
+    /// #47 items 2 and 10: a model directory whose files are a directory, a FIFO, `/dev/zero`
+    /// or 2 GB: a one-line error naming the file, 66 when it cannot be read as a file, 65 when
+    /// it is too large, before any record; never an abort, a hang or unbounded memory.
+    @Test("#47 items 2 and 10: hostile model files are one-line errors, 66 or 65, at once", .timeLimit(.minutes(2)))
+    func hostileModelFiles() throws {
+        let directory = TemporaryDirectory()
+        let path = try Self.scene(directory)
+        let weights = classifierModelDirectory + "/yamnet.weights"
+        func modelDirectory(_ name: String, weights weightsPath: String?, classMap: (FileManager, String) throws -> Void) throws -> String {
+            let dir = directory.path(name)
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            if let weightsPath { try FileManager.default.createSymbolicLink(atPath: dir + "/yamnet.weights", withDestinationPath: weightsPath) }
+            try classMap(FileManager.default, dir + "/yamnet_class_map.csv")
+            return dir
+        }
+        let weightsDirectory = directory.path("weights-dir")
+        try FileManager.default.createDirectory(atPath: weightsDirectory + "/yamnet.weights", withIntermediateDirectories: true)
+        let cases: [(String, String, Int32, String)] = [
+            ("weights a directory", weightsDirectory, 66, "yamnet.weights: cannot read the classifier's model file: it is a directory"),
+            ("class map a directory", try modelDirectory("map-dir", weights: weights) { try $0.createDirectory(atPath: $1, withIntermediateDirectories: false) },
+             66, "yamnet_class_map.csv: cannot read the classifier's model file: it is a directory"),
+            ("class map /dev/zero", try modelDirectory("map-zero", weights: weights) { try $0.createSymbolicLink(atPath: $1, withDestinationPath: "/dev/zero") },
+             66, "it is a character device, not a regular file"),
+            ("class map a FIFO", try modelDirectory("map-fifo", weights: weights) { _, p in #expect(mkfifo(p, 0o600) == 0) },
+             66, "it is a FIFO (named pipe), not a regular file"),
+            ("class map 2 GB sparse", try modelDirectory("map-sparse", weights: weights) { fm, p in
+                #expect(fm.createFile(atPath: p, contents: nil)); #expect(truncate(p, 2 << 30) == 0) },
+             65, "2147483648 bytes, larger than a class map can be (1 MiB at most)"),
+        ]
+        for (what, dir, status, message) in cases {
+            let r = try CLI.run(["analyze", path, "--classify", "--model-dir", dir, "-q"])
+            #expect(r.status == status, "\(what): \(r.status) \(r.stderr)")
+            #expect(r.stdout.isEmpty, "\(what): records written")
+            #expect(r.stderrLines.count == 1 && r.stderr.contains(message), "\(what): \(r.stderr)")
+        }
+    }
 }

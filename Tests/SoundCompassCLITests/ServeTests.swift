@@ -275,9 +275,15 @@ final class ServedLive: @unchecked Sendable {
     private var arrivals: [Date] = []
     private let readers = DispatchGroup()
 
-    init(_ arguments: [String]) throws {
-        process.executableURL = CLI.executable
-        process.arguments = arguments
+    /// - Parameter descriptorLimit: run under `ulimit -n` this many descriptors (nil: as the tests run).
+    init(_ arguments: [String], descriptorLimit: Int? = nil) throws {
+        if let descriptorLimit {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" \"$@\"", CLI.executable.path] + arguments
+        } else {
+            process.executableURL = CLI.executable
+            process.arguments = arguments
+        }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err

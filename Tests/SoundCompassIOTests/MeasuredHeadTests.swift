@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import SoundCompassEngine
-import SoundCompassIO
+@testable import SoundCompassIO
 import TestSignals
 import TestSupport
 
@@ -356,5 +356,64 @@ struct MeasuredHeadTests {
         } catch {
             #expect(error.isUnreadable && error.description.contains("not a regular file"), "\(error)")
         }
+    }
+
+    /// KEMAR with its `Data.SamplingRate` set to `rate`: the variable is one gzip-compressed
+    /// chunk of 16 bytes at a fixed offset in Debian's file, replaced by a zlib stream of the
+    /// same length holding the new value (made with Python's zlib, Huffman-only where the
+    /// default would be shorter).
+    static func kemar(rate: String) throws -> [UInt8] {
+        let streams = [
+            "1": "7801636060606060f8600f0002270130", "100": "78016360606060608874000000fa009a",
+            "8000": "7801636060606070d8ef000002860140", "1e9": "780163606060483d7bd6110005de0241",
+            "-44100": "78016360606068e8787a0000062a02ae",
+        ]
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: kemarPath)))
+        let offset = 1_173_131, original = "78016360606068e878ea000005aa022e"
+        func hex(_ text: String) -> [UInt8] {
+            stride(from: 0, to: text.count, by: 2).map { UInt8(text.dropFirst($0).prefix(2), radix: 16)! }
+        }
+        try #require(bytes.count == 1_173_158 && Array(bytes[offset..<(offset + 16)]) == hex(original),
+                     "Debian's MIT KEMAR file changed: its Data.SamplingRate chunk is not where this test patches it")
+        bytes.replaceSubrange(offset..<(offset + 16), with: hex(streams[rate]!))
+        return bytes
+    }
+
+    /// #47 items 3 and 10: libmysofa resampled every response inside `mysofa_open`, before any
+    /// check: KEMAR at rate 1 grew by 6.5 MB/s (about 140 GB in all), at 100 and 1e9 it ran
+    /// for minutes; a negative rate said "out of memory". Each is now refused at once, naming
+    /// the field, as unusable data (65).
+    @Test("#47 items 3 and 10: a SOFA file's Data.SamplingRate of 1, 100, 1e9 or −44100 Hz, or responses too long once resampled, is refused at once naming the field",
+          .enabled(if: kemarAvailable), .timeLimit(.minutes(1)))
+    func extremeSampleRates() throws {
+        for (rate, problem) in [
+            ("1", "Data.SamplingRate is 1 Hz; a measured head is read at 8–384 kHz"),
+            ("100", "Data.SamplingRate is 100 Hz; a measured head is read at 8–384 kHz"),
+            ("1e9", "Data.SamplingRate is 1000000000 Hz; a measured head is read at 8–384 kHz"),
+            ("-44100", "Data.SamplingRate is -44100 Hz; a measured head is read at 8–384 kHz"),
+        ] {
+            let path = try Self.scratch("kemar-rate-\(rate).sofa", try Self.kemar(rate: rate))
+            let start = Date()
+            #expect(throws: SOFAError.unusable(path: path, problem: problem)) {
+                try SOFAFile.horizontalPlane(path: path, sampleRate: Self.rate)
+            }
+            #expect(Date().timeIntervalSince(start) < 5, "rate \(rate): \(Date().timeIntervalSince(start)) s")
+        }
+        // A plausible rate, but 8 kHz responses resampled to 384 kHz would be 48 times as long:
+        // 710 × 2 × 24,576 samples, over the 32 M read. At 48 kHz the same file reads.
+        let path = try Self.scratch("kemar-rate-8000.sofa", try Self.kemar(rate: "8000"))
+        #expect(throws: SOFAError.unusable(
+            path: path,
+            problem: "710 measurements × 2 receivers × 24576 samples at 384000 Hz (Data.IR of 512 samples at 8000 Hz) is more than the 32 M samples read")) {
+            try SOFAFile.horizontalPlane(path: path, sampleRate: 384_000)
+        }
+        #expect(try SOFAFile.horizontalPlane(path: path, sampleRate: Self.rate).count >= SOFAFile.minimumDirections)
+    }
+
+    /// #47 item 10: libmysofa's HDF5 reader gives `errno` values, which read "libmysofa error 22".
+    @Test("#47 item 10: libmysofa's errno codes are named in words")
+    func errnoCodesNamed() {
+        #expect(SOFAError.reason(code: 22).hasPrefix("a damaged HDF5 structure, or one libmysofa does not read (Invalid argument, code 22)"))
+        #expect(SOFAError.reason(code: 10004) == "invalid attributes (not SimpleFreeFieldHRIR?)")
     }
 }

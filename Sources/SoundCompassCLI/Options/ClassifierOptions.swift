@@ -62,7 +62,7 @@ struct ClassifierOptions: ParsableArguments {
             writer?.labels = true
         } catch {
             let status: ExitStatus = switch error {
-            case .modelMissing: .noInput
+            case .modelMissing, .unreadable: .noInput
             case .unknownLabel, .noLabels: .usage
             case .badWeights, .badClassMap, .resampler: .dataError
             }

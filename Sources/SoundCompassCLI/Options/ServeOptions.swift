@@ -31,12 +31,50 @@ struct ServeOptions: ParsableArguments {
             valueName: "origin"))
     var corsOrigin: String?
 
-    /// The token from `--token` or `SOUNDCOMPASS_TOKEN`.
+    /// The token from `--token` or `SOUNDCOMPASS_TOKEN` (set but empty is given, and refused by
+    /// ``validate()`` as `--token ''` is: an empty variable must not silently turn the token off).
     var effectiveToken: String? {
         if let token { return token }
         guard let value = getenv("SOUNDCOMPASS_TOKEN") else { return nil }
-        let text = String(cString: value)
-        return text.isEmpty ? nil : text
+        return String(cString: value)
+    }
+
+    /// Whether `text` is an origin `--cors` takes: `*`, or `http://HOST[:PORT]` or
+    /// `https://HOST[:PORT]` exactly as a browser sends it in `Origin` (lower-case scheme, a host
+    /// name or an IPv4 or bracketed IPv6 address, a port 1…65535, no path, no trailing slash).
+    /// Not `null` (which any sandboxed frame or `data:` page sends), not a list (browsers take
+    /// one origin), no control characters.
+    static func isOrigin(_ text: String) -> Bool {
+        if text == "*" { return true }
+        let rest: Substring
+        if text.hasPrefix("https://") { rest = text.dropFirst(8) } else if text.hasPrefix("http://") { rest = text.dropFirst(7) } else { return false }
+        var host = rest, port: Substring? = nil
+        if rest.hasPrefix("[") {
+            guard let close = rest.firstIndex(of: "]") else { return false }
+            host = rest[rest.startIndex...close]
+            let after = rest[rest.index(after: close)...]
+            if !after.isEmpty {
+                guard after.hasPrefix(":") else { return false }
+                port = after.dropFirst()
+            }
+            let inner = host.dropFirst().dropLast()
+            guard !inner.isEmpty, inner.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else { return false }
+        } else {
+            if let colon = rest.firstIndex(of: ":") {
+                host = rest[..<colon]
+                port = rest[rest.index(after: colon)...]
+            }
+            let labels = host.split(separator: ".", omittingEmptySubsequences: false)
+            guard !host.isEmpty, host.count <= 253, labels.allSatisfy({ label in
+                !label.isEmpty && label.count <= 63 && !label.hasPrefix("-") && !label.hasSuffix("-")
+                    && label.allSatisfy { ($0.isASCII && ($0.isLowercase || $0.isNumber)) || $0 == "-" }
+            }) else { return false }
+        }
+        if let port {
+            guard !port.isEmpty, port.count <= 5, port.allSatisfy({ $0.isASCII && $0.isNumber }),
+                  let number = Int(port), (1...65535).contains(number) else { return false }
+        }
+        return true
     }
 
     func validate() throws {
@@ -51,10 +89,13 @@ struct ServeOptions: ParsableArguments {
         if let token = effectiveToken,
             token.isEmpty || token.count > 256 || !token.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F })
         {
-            throw ValidationError("--token must be 1…256 printable ASCII characters without spaces")
+            throw ValidationError(
+                (token == self.token ? "--token" : "SOUNDCOMPASS_TOKEN") + " must be 1…256 printable ASCII characters without spaces"
+                    + (token.isEmpty ? " (it is empty; unset it for no token)" : ""))
         }
-        if let corsOrigin, corsOrigin.isEmpty || corsOrigin.contains(where: { $0 == "\n" || $0 == "\r" || $0 == " " }) {
-            throw ValidationError("--cors takes one origin (https://example.org) or *, got \(corsOrigin)")
+        if let corsOrigin, !Self.isOrigin(corsOrigin) {
+            throw ValidationError(
+                "--cors takes one origin as a browser sends it (https://example.org, http://localhost:8080) or *, got \"\(MessageText.escaped(corsOrigin))\"")
         }
     }
 }

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// Why a measured HRTF (an AES69 SOFA file) could not be used. Every case names the file.
 public enum SOFAError: Error, Equatable, CustomStringConvertible {
     /// The path does not exist.
@@ -45,6 +51,10 @@ public enum SOFAError: Error, Equatable, CustomStringConvertible {
         case 10012: "only Cartesian receiver positions supported"
         case 10013: "invalid receiver positions (two ears expected)"
         case 10014: "only sources with MC supported"
+        // libmysofa's HDF5 reader gives errno values (EINVAL, ENOMEM, EIO, …) for structures it
+        // cannot follow.
+        case 1..<10000:
+            "a damaged HDF5 structure, or one libmysofa does not read (\(String(cString: strerror(code))), code \(code))"
         default: "libmysofa error \(code)"
         }
     }

@@ -45,7 +45,10 @@ public enum SOFAFile {
                 return horizontal > 0 && abs(atan2(z, horizontal)) * 180 / Double.pi <= 1
             }
         } catch {
-            throw .invalid(path: path, reason: SOFAError.reason(code: error.code))
+            switch error {
+            case .library(let code): throw .invalid(path: path, reason: SOFAError.reason(code: code))
+            case .field(let problem): throw .unusable(path: path, problem: problem)
+            }
         }
         var front: [HeadImpulseResponse] = [], rear: [HeadImpulseResponse] = []
         for m in measurements {
