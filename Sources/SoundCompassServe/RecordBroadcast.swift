@@ -288,12 +288,15 @@ package final class RecordBroadcast: Sendable {
     }
 
     /// Removes a client whose response has ended.
-    package func unregister(client id: Int) {
+    /// - Returns: the streaming clients left.
+    @discardableResult
+    package func unregister(client id: Int) -> Int {
         state.withLock { s in
-            guard let index = s.index(of: id) else { return }
+            guard let index = s.index(of: id) else { return s.clients.count }
             let client = s.clients.remove(at: index)
             s.recordsDroppedGone += client.dropped
             client.waiter?.resume()
+            return s.clients.count
         }
     }
 

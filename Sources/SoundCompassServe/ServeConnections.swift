@@ -104,7 +104,12 @@ final class ConnectionTracker: ChannelDuplexHandler, RemovableChannelHandler {
 
     init(registry: ConnectionRegistry) { self.registry = registry }
 
+    /// What a connection may have queued in the server before its writes wait (NIO's default
+    /// high mark is 64 KB): a client that does not read holds little more than this.
+    static let writeBufferWaterMark = ChannelOptions.Types.WriteBufferWaterMark(low: 4 * 1024, high: 16 * 1024)
+
     func handlerAdded(context: ChannelHandlerContext) {
+        try? context.channel.syncOptions?.setOption(ChannelOptions.writeBufferWaterMark, value: Self.writeBufferWaterMark)
         id = registry.opened(context.channel)
     }
 

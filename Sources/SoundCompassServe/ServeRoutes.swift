@@ -1,5 +1,8 @@
 // Built with the Serve trait only (Package.swift).
 #if Serve
+#if canImport(Glibc)
+import Glibc
+#endif
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -40,6 +43,16 @@ struct ServeRoutes: Sendable {
         if let given = request.uri.queryParameters.get("token"), Self.equalInConstantTime(given, token) { return true }
         return false
     }
+
+    /// glibc's `malloc_trim(0)`, looked up at run time (the C library's module map leaves it
+    /// out; without glibc nothing is done).
+    private static let mallocTrim: (@convention(c) (Int) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)
+    }()
+
+    /// Gives the memory freed by the streams' writes back to the system.
+    static func trimMemory() { _ = mallocTrim?(0) }
 
     private static func equalInConstantTime(_ a: String, _ b: String) -> Bool {
         let x = Array(a.utf8), y = Array(b.utf8)
@@ -105,8 +118,10 @@ struct ServeRoutes: Sendable {
         let broadcast = self.broadcast, channels = self.channels
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             defer {
-                broadcast.unregister(client: id)
                 channels.remove(id)
+                // The last streaming client gone: give the memory its writes took back to the
+                // system (glibc keeps freed memory in its arenas otherwise).
+                if broadcast.unregister(client: id) == 0 { Self.trimMemory() }
             }
             // The headers and a first line at once: EventSource opens, curl shows the stream.
             if kind == .events { try await writer.write(ByteBuffer(string: "retry: 1000\n: soundcompass\n\n")) }
