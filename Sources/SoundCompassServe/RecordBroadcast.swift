@@ -5,7 +5,6 @@ import Glibc
 #endif
 import SoundCompassEngine
 import SoundCompassIO
-import Synchronization
 
 /// The records of a live session, formatted once and handed to every connected client without
 /// ever making the analysis wait for one.
@@ -175,7 +174,7 @@ package final class RecordBroadcast: Sendable {
 
     /// The limits in force.
     package let limits: Limits
-    private let state: Mutex<State>
+    private let state: Locked<State>
     /// Clients dropped for lagging that `/status` lists (the count is kept whole).
     private static let droppedListed = 16
 
@@ -184,7 +183,7 @@ package final class RecordBroadcast: Sendable {
         self.limits = limits
         var slots = [Slot](repeating: Slot(), count: limits.replayRecords)
         for i in slots.indices { slots[i].bytes.reserveCapacity(1024) }
-        state = Mutex(State(slots: slots))
+        state = Locked(State(slots: slots))
     }
 
     // MARK: - The analysis side

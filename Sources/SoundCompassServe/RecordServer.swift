@@ -5,8 +5,8 @@ import Hummingbird
 import Logging
 import NIOCore
 import ServiceLifecycle
+import SoundCompassEngine
 import SoundCompassIO
-import Synchronization
 
 /// Why the server could not start.
 package struct ServeError: Error, CustomStringConvertible {
@@ -64,8 +64,8 @@ package final class RecordServer: Sendable {
         if let origin = settings.corsOrigin { router.add(middleware: CORSHeaders(origin: origin)) }
         routes.register(on: router)
 
-        let bound = Mutex<Int?>(nil)
-        let failure = Mutex<String?>(nil)
+        let bound = Locked<Int?>(nil)
+        let failure = Locked<String?>(nil)
         let ready = DispatchSemaphore(value: 0)
         let finished = DispatchSemaphore(value: 0)
         let app = Application(
@@ -179,7 +179,7 @@ struct CORSHeaders<Context: RequestContext>: RouterMiddleware {
 
 /// The connections of the streaming clients, by client id, so that a lagging one can be closed.
 final class ChannelRegistry: Sendable {
-    private let channels = Mutex<[Int: any Channel]>([:])
+    private let channels = Locked<[Int: any Channel]>([:])
 
     func add(_ id: Int, _ channel: any Channel) { channels.withLock { $0[id] = channel } }
     func remove(_ id: Int) { channels.withLock { _ = $0.removeValue(forKey: id) } }

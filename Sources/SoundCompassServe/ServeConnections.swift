@@ -2,7 +2,7 @@
 #if Serve
 import NIOCore
 import NIOHTTPTypes
-import Synchronization
+import SoundCompassEngine
 
 /// Every open connection of the server, and the cap on them (``RecordBroadcast/Limits/maximumConnections``).
 ///
@@ -32,7 +32,7 @@ final class ConnectionRegistry: Sendable {
 
     /// Connections open at once.
     let cap: Int
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(cap: Int) { self.cap = max(1, cap) }
 

@@ -8,7 +8,6 @@ import Hummingbird
 import NIOCore
 import SoundCompassEngine
 import SoundCompassIO
-import Synchronization
 
 /// The endpoints: `/` (the page), `/events` (Server-Sent Events), `/records` (NDJSON) and
 /// `/status` (JSON).

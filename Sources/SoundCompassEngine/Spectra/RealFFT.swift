@@ -5,7 +5,6 @@ import Musl
 #endif
 
 import CFFTW
-import Synchronization
 
 /// A real-input FFT of one size over FFTW single precision.
 ///
@@ -108,7 +107,7 @@ enum FFTPlanCache {
         let inverse: OpaquePointer
     }
 
-    private static let cache = Mutex<[Int: Plans]>([:])
+    private static let cache = Locked<[Int: Plans]>([:])
 
     static func plans(forSize size: Int) -> Plans {
         cache.withLock { cache in

@@ -95,6 +95,14 @@ enum SOFACalls {
             if let kind, kind != "SimpleFreeFieldHRIR" {
                 throw .field("its SOFAConventions is \"\(kind)\"; only SimpleFreeFieldHRIR is read")
             }
+            // Name a variable that is missing or does not fit the dimensions.
+            let h = hrtf.pointee
+            let expected = UInt64(h.M) * UInt64(h.R) * UInt64(h.N)
+            if h.DataIR.elements == 0 { throw .field("Data.IR is missing") }
+            if UInt64(h.DataIR.elements) != expected {
+                throw .field("Data.IR holds \(h.DataIR.elements) values, not M × R × N = \(h.M) × \(h.R) × \(h.N)")
+            }
+            if h.SourcePosition.elements == 0 { throw .field("SourcePosition is missing") }
             throw .library(code: checked)
         }
         let rates = hrtf.pointee.DataSamplingRate

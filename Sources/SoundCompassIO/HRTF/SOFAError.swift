@@ -53,8 +53,9 @@ public enum SOFAError: Error, Equatable, CustomStringConvertible {
         case 10014: "only sources with MC supported"
         // libmysofa's HDF5 reader gives errno values (EINVAL, ENOMEM, EIO, …) for structures it
         // cannot follow.
-        case 1..<10000:
-            "a damaged HDF5 structure, or one libmysofa does not read (\(String(cString: strerror(code))), code \(code))"
+        case Int32(ENOMEM): "a size in the file too large to allocate (damaged?)"
+        case Int32(EIO): "read error (truncated?)"
+        case 1..<10000: "a damaged HDF5 structure, or one libmysofa does not read (its reader's code \(code))"
         default: "libmysofa error \(code)"
         }
     }
