@@ -43,10 +43,23 @@ public struct ServeAddress: Sendable, Equatable, CustomStringConvertible {
 
     /// True for addresses only this machine can reach: `127.0.0.0/8`, `::1`, `localhost`, and
     /// IPv4's loopback mapped into IPv6 (`::ffff:127.0.0.1`).
-    public var isLoopback: Bool {
-        let host = host.lowercased()
-        return host == "localhost" || host == "::1" || host == "0:0:0:0:0:0:0:1" || host.hasPrefix("127.")
-            || host.hasPrefix("::ffff:127.")
+    public var isLoopback: Bool { Self.isLoopbackHost(Substring(host)) }
+
+    /// Whether `host` (no brackets, no port) names this machine's loopback: `localhost` (or
+    /// `localhost.`), an IPv4 address in 127.0.0.0/8, `::1`, or `::ffff:` and such an IPv4
+    /// address; case-insensitive. The one rule for the address bound (``isLoopback``) and for
+    /// the `Host` a request names (`ServeGuards`).
+    static func isLoopbackHost(_ host: Substring) -> Bool {
+        var host = Substring(host.lowercased())
+        if host.hasSuffix(".") { host = host.dropLast() }
+        if host == "localhost" || host == "::1" || host == "0:0:0:0:0:0:0:1" { return true }
+        if host.hasPrefix("::ffff:") { host = host.dropFirst(7) }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts.allSatisfy({ !$0.isEmpty && $0.count <= 3 && $0.allSatisfy { $0.isASCII && $0.isNumber } }) else {
+            return false
+        }
+        let values = parts.compactMap { Int($0) }
+        return values.count == 4 && values.allSatisfy { $0 <= 255 } && values[0] == 127
     }
 
     /// `HOST:PORT`, brackets around an IPv6 host.

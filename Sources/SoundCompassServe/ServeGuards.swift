@@ -39,7 +39,7 @@ struct ServeGuards<Context: RequestContext>: RouterMiddleware {
                 response = Self.plain(error.status, "\(error.status.code) \(error.status.reasonPhrase)\n")
             }
         }
-        if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
+        response.headers[.cacheControl] = "no-store"
         response.headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
         return response
     }
@@ -51,38 +51,21 @@ struct ServeGuards<Context: RequestContext>: RouterMiddleware {
             body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }
 
-    /// Whether a request's authority (`Host`) names this machine's loopback: `localhost` (or
-    /// `localhost.`), an IPv4 address in 127.0.0.0/8, `[::1]` or `[::ffff:127.x.y.z]`, with any
-    /// port or none. nil (no `Host`) is not.
+    /// Whether a request's authority (`Host`) names this machine's loopback
+    /// (``ServeAddress/isLoopbackHost(_:)``), with any port or none. nil (no `Host`) is not.
     static func isLoopback(authority: String?) -> Bool {
         guard let authority, !authority.isEmpty else { return false }
-        var host = Substring(authority.lowercased())
+        var host = Substring(authority)
         if host.hasPrefix("[") {
             guard let close = host.firstIndex(of: "]") else { return false }
             let rest = host[host.index(after: close)...]
-            guard rest.isEmpty || (rest.hasPrefix(":") && rest.dropFirst().allSatisfy(\.isASCII) && rest.dropFirst().allSatisfy(\.isNumber)) else { return false }
-            let inner = host[host.index(after: host.startIndex)..<close]
-            if inner == "::1" || inner == "0:0:0:0:0:0:0:1" { return true }
-            if inner.hasPrefix("::ffff:") { return isLoopbackIPv4(inner.dropFirst(7)) }
-            return false
-        }
-        if let colon = host.lastIndex(of: ":") {
-            let port = host[host.index(after: colon)...]
-            guard port.allSatisfy({ $0.isASCII && $0.isNumber }) else { return false }
+            guard rest.isEmpty || (rest.hasPrefix(":") && rest.dropFirst().allSatisfy { $0.isASCII && $0.isNumber }) else { return false }
+            host = host[host.index(after: host.startIndex)..<close]
+        } else if let colon = host.lastIndex(of: ":") {
+            guard host[host.index(after: colon)...].allSatisfy({ $0.isASCII && $0.isNumber }) else { return false }
             host = host[..<colon]
         }
-        if host.hasSuffix(".") { host = host.dropLast() }
-        return host == "localhost" || isLoopbackIPv4(host)
-    }
-
-    /// Whether `text` is a dotted-quad IPv4 address in 127.0.0.0/8.
-    private static func isLoopbackIPv4(_ text: Substring) -> Bool {
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 4, parts.allSatisfy({ !$0.isEmpty && $0.count <= 3 && $0.allSatisfy { $0.isASCII && $0.isNumber } }) else {
-            return false
-        }
-        let values = parts.compactMap { Int($0) }
-        return values.count == 4 && values.allSatisfy { $0 <= 255 } && values[0] == 127
+        return ServeAddress.isLoopbackHost(host)
     }
 }
 #endif

@@ -70,9 +70,9 @@ struct ServeRoutes: Sendable {
             body: ResponseBody(byteBuffer: ByteBuffer(string: "401 Unauthorized: give the token (Authorization: Bearer TOKEN, or ?token=TOKEN)\n")))
     }
 
-    private static let commonHeaders: HTTPFields = [
-        .cacheControl: "no-store", .init("X-Content-Type-Options")!: "nosniff", .init("Referrer-Policy")!: "no-referrer",
-    ]
+    /// The endpoints' own headers (`Cache-Control` and `X-Content-Type-Options`, which every
+    /// response carries, are set by ``ServeGuards``).
+    private static let commonHeaders: HTTPFields = [.init("Referrer-Policy")!: "no-referrer"]
 
     // MARK: - Endpoints
 
