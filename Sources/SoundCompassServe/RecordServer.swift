@@ -74,7 +74,7 @@ package final class RecordServer: Sendable {
             // sends nothing more after its responses, is closed (a stream being written is not).
             // Each connection is also counted against the cap (ConnectionRegistry), which closes
             // the one idle longest when a new one would pass it.
-            server: .http1(configuration: .init(
+            server: .compassHTTP1(configuration: .init(
                 additionalChannelHandlers: [ConnectionTracker(registry: connections)],
                 idleTimeout: .seconds(Int64(settings.limits.idleSeconds)))),
             configuration: ApplicationConfiguration(

@@ -220,7 +220,7 @@ struct HostileInputTests {
         #expect(mkfifo(fifo, 0o600) == 0)
         // The writer comes a second later (a test cannot Ctrl-C a child: Foundation starts it
         // with SIGINT blocked).
-        DispatchQueue.global().asyncAfter(deadline: .now() + 1) {
+        onOwnThread(after: 1) {
             if let handle = FileHandle(forWritingAtPath: fifo) {
                 try? handle.write(contentsOf: bytes)
                 try? handle.close()
@@ -243,7 +243,7 @@ struct HostileInputTests {
         #expect(file.result.status == 0, "\(file.result.stderr)")
         let fifo = directory.path("audio.fifo")
         #expect(mkfifo(fifo, 0o600) == 0)
-        DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) {
+        onOwnThread(after: 0.5) {
             if let handle = FileHandle(forWritingAtPath: fifo) {
                 try? handle.write(contentsOf: bytes)
                 try? handle.close()

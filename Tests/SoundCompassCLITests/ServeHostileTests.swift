@@ -127,6 +127,78 @@ struct ServeHostileTests {
         #expect(!mapped.stderr.contains("other machines can connect"), "\(mapped.stderr)")
     }
 
+    /// Sends `requests` one after another on one connection, reading each response whole (by
+    /// its length) before the next, then reads on until the server closes or `seconds` pass.
+    /// - Returns: the responses, and whether the server closed the connection.
+    static func conversation(port: Int, _ requests: [String], seconds: Double = 2 * timeBoundScale) throws
+        -> (responses: [HTTPProbe.Response], closed: Bool)
+    {
+        let fd = try HTTPProbe.connect(port: port)
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var responses: [HTTPProbe.Response] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        for (index, request) in requests.enumerated() {
+            let bytes = Array(request.utf8)
+            _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let deadline = Date().addingTimeInterval(seconds)
+            var received: [UInt8] = []
+            var closed = false
+            while Date() < deadline {
+                let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                if n == 0 { closed = true; break }
+                if n < 0 { if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { continue } else { closed = true; break } }
+                received += buffer[0..<n]
+                if index < requests.count - 1, let r = HTTPProbe.parse(received, raw: true),
+                    r.headers["content-length"].flatMap(Int.init) == r.body.count { break }
+            }
+            if let r = HTTPProbe.parse(received, raw: true) { responses.append(r) }
+            if closed || index == requests.count - 1 { return (responses, closed) }
+        }
+        return (responses, false)
+    }
+
+    /// #47 item 7: an HTTP/1.0 request without keep-alive was answered as HTTP/1.1 and its
+    /// connection kept open; `/events` was sent chunked, which an HTTP/1.0 client cannot read.
+    @Test("#47 item 7: HTTP/1.0 is answered as HTTP/1.0: closed after the response unless keep-alive, /events delimited by the close, not chunked")
+    func http10() throws {
+        let directory = TemporaryDirectory()
+        let input = try ServeTests.recording(in: directory, seconds: 4)
+        let live = try ServedLive(["live", "--input", input, "--serve", "0", "--format", "jsonl"])
+        let port = live.port
+        // Without keep-alive: one response, Connection: close, and the server closes.
+        let plain = try Self.conversation(port: port, ["GET /status HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n"])
+        let status = try #require(plain.responses.first)
+        #expect(status.version == "HTTP/1.0" && status.status == 200 && status.headers["connection"] == "close", "\(status.version) \(status.headers)")
+        let plainClosed = plain.closed
+        #expect(plainClosed, "the connection of an HTTP/1.0 request without keep-alive stays open")
+        // With keep-alive: a response with a length keeps the connection for a second request.
+        let kept = try Self.conversation(port: port, [
+            "GET /status HTTP/1.0\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n",
+            "GET /status HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n",
+        ])
+        #expect(kept.responses.count == 2 && kept.responses.allSatisfy { $0.version == "HTTP/1.0" && $0.status == 200 }, "\(kept.responses.map(\.status))")
+        #expect(kept.responses.first?.headers["connection"] == "keep-alive" && kept.responses.last?.headers["connection"] == "close")
+        let keptClosed = kept.closed
+        #expect(keptClosed, "the connection stays open after an HTTP/1.0 request without keep-alive")
+        // HTTP/1.1 is untouched: kept open, answered as HTTP/1.1.
+        let current = try Self.conversation(port: port, [
+            "GET /status HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", "GET /status HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+        ])
+        #expect(current.responses.count == 2 && current.responses.allSatisfy { $0.version == "HTTP/1.1" && $0.status == 200 })
+        // The stream: HTTP/1.0, not chunked, events in the raw body, ended by the close when the live ends.
+        let events = try Self.conversation(port: port, ["GET /events HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n"], seconds: 15 * timeBoundScale)
+        let stream = try #require(events.responses.first)
+        #expect(stream.version == "HTTP/1.0" && stream.status == 200 && stream.headers["transfer-encoding"] == nil, "\(stream.headers)")
+        let body = String(decoding: stream.body, as: UTF8.self)
+        #expect(body.hasPrefix("id: ") || body.hasPrefix("retry: ") || body.hasPrefix(":"), "\(body.prefix(80).debugDescription)")
+        #expect(body.components(separatedBy: "\ndata: {").count > 20, "\(body.count) bytes of events")
+        let eventsClosed = events.closed
+        #expect(eventsClosed, "the HTTP/1.0 stream did not end with the close")
+        _ = live.finish()
+    }
+
     /// #47 item 4: with `ulimit -n 1024`, 1,100 connections that send nothing kept every real
     /// request out for as long as they were held, and half-sent headers stayed open past 50 s.
     @Test("#47 item 4: idle sockets past the descriptor limit do not keep a real client out; a half-sent request head is closed after about 10 s")

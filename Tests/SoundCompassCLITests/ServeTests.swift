@@ -295,7 +295,7 @@ final class ServedLive: @unchecked Sendable {
         process.standardInput = FileHandle.nullDevice
         try process.run()
         readers.enter()
-        DispatchQueue.global().async { [self] in
+        onOwnThread { [self] in
             while case let chunk = out.fileHandleForReading.availableData, !chunk.isEmpty {
                 lock.withLock {
                     stdoutData.append(chunk)
@@ -305,7 +305,7 @@ final class ServedLive: @unchecked Sendable {
             readers.leave()
         }
         readers.enter()
-        DispatchQueue.global().async { [self] in
+        onOwnThread { [self] in
             while case let chunk = err.fileHandleForReading.availableData, !chunk.isEmpty {
                 lock.withLock { stderrData.append(chunk) }
             }
@@ -357,6 +357,8 @@ struct ServeTestError: Error, CustomStringConvertible {
 enum HTTPProbe {
     struct Response {
         var status: Int
+        /// The status line's protocol version, `HTTP/1.1` or `HTTP/1.0`.
+        var version = "HTTP/1.1"
         /// Lower-cased names.
         var headers: [String: String]
         /// The body, de-chunked unless asked for raw.
@@ -430,7 +432,7 @@ enum HTTPProbe {
         let separator: [UInt8] = Array("\r\n\r\n".utf8)
         guard let end = bytes.firstRange(of: separator) else { return nil }
         let head = String(decoding: bytes[..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
-        guard let statusLine = head.first, statusLine.hasPrefix("HTTP/1.1 "),
+        guard let statusLine = head.first, statusLine.hasPrefix("HTTP/1.1 ") || statusLine.hasPrefix("HTTP/1.0 "),
             let status = Int(statusLine.dropFirst(9).prefix(3))
         else { return nil }
         var headers: [String: String] = [:]
@@ -440,7 +442,7 @@ enum HTTPProbe {
         }
         var body = Array(bytes[end.upperBound...])
         if !raw && headers["transfer-encoding"] == "chunked" { body = dechunk(body) }
-        return Response(status: status, headers: headers, body: body)
+        return Response(status: status, version: String(statusLine.prefix(8)), headers: headers, body: body)
     }
 
     /// The complete chunks' data.

@@ -57,7 +57,7 @@ public enum CLI {
             watch = { text in
                 onStderr?(text)
                 guard text.contains(marker), seen.withLock({ let was = $0; $0 = true; return !was }) else { return }
-                DispatchQueue.global().asyncAfter(deadline: .now() + interruptAfter) { target.interrupt() }
+                onOwnThread(after: interruptAfter) { target.interrupt() }
             }
         }
         return try complete(
@@ -107,7 +107,7 @@ public enum CLI {
         nonisolated(unsafe) var errData = Data()
         let group = DispatchGroup()
         group.enter()
-        DispatchQueue.global().async {
+        onOwnThread {
             if let onStderr {
                 while case let chunk = err.fileHandleForReading.availableData, !chunk.isEmpty {
                     errData.append(chunk)
@@ -120,14 +120,14 @@ public enum CLI {
         }
         if let input, let stdin {
             group.enter()
-            DispatchQueue.global().async {
+            onOwnThread {
                 try? input.fileHandleForWriting.write(contentsOf: stdin)
                 try? input.fileHandleForWriting.close()
                 group.leave()
             }
         }
         if let interruptAfter {
-            DispatchQueue.global().asyncAfter(deadline: .now() + interruptAfter) { process.interrupt() }
+            onOwnThread(after: interruptAfter) { process.interrupt() }
         }
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         group.wait()
