@@ -19,6 +19,17 @@ import Musl
 /// ``patchLevel``, then mel and log as YAMNet's front end. With one heard source its mask keeps
 /// every bin but those holding a delay far from it.
 ///
+/// **Soft masks.** When two or more heard sources have powers within ``softLevelRatio`` (6 dB)
+/// of each other over the patch (each counted in the bins the assignment above gives it), each
+/// bin is shared instead of given: a ratio mask, source j's weight over the sum of every
+/// source's and "none"'s, by how near its direction is to the source's expected phase
+/// (``phaseSharpness``; where spatial aliasing makes two sources' phases alike, as above, to
+/// none). A bin holding a delay is decided as above: a held delay far from every source is
+/// often an alias of the grid (a 3 kHz tone at +30° held a delay between the two sources), and
+/// shared by nearness it leaked that tone into the other source's patch at −20 dB. The phase
+/// is left alone (only magnitudes are classified); the floor above still applies, so no patch
+/// has holes.
+///
 /// Life cycle: `init` allocates everything; nothing after it allocates.
 final class SourceMasks {
     static let bins = StereoFrames16k.bins
@@ -52,6 +63,24 @@ final class SourceMasks {
     /// The largest gain (magnitude) ``patchLevel`` may apply: +30 dB.
     static let maximumLevelGain: Float = 31.62
 
+    /// The sharpness of a bin's phase evidence for a source, in a soft mask: its weight is
+    /// `((1 + cos Δφ)/2)^p` with this `p` (a power of two). On labels_real.py (seeds 44–46,
+    /// beside a talker) sharper masks labelled fewer sources: p = 8, 4, 2 and 1 gave 53, 58,
+    /// 62 and 63 of 132 (hard masks 48) before held delays were decided as in the hard masks.
+    static let phaseSharpness = 2
+    /// The weight of "no listed source" beside the sources' in a soft mask: for a bin decided by
+    /// phase (about a source's weight ±155° away), and for a bin holding a delay (where every
+    /// source's weight is 0 or 1, so that a delay far from every source goes to none).
+    static let nonePhaseWeight: Float = 0.0015
+    static let noneDelayWeight: Float = 1e-6
+    /// Soft masks are used when the heard sources' powers (by the hard assignment, over the
+    /// patch) are within this ratio (6 dB) of each other; the hard masks otherwise. A ratio
+    /// mask weighs bins by direction alone, so a source 10 dB louder leaks into a quieter one's
+    /// mask wherever their expected phases are near (low frequencies on a small pair): in the
+    /// synthetic rooms (a siren 10 dB over a talker) soft masks everywhere took the talker from
+    /// 61 to 24–55 of 66 patches, whatever `p`.
+    static let softLevelRatio: Float = 4
+
     private let model: ArrayModel
     /// The largest distance (seconds) between a held delay and its source's.
     private let toleranceSeconds: Float
@@ -61,6 +90,10 @@ final class SourceMasks {
     /// Per frame and bin the source it goes to (its index as a Float; −1: none); per source and
     /// frame the floor of its other bins; one frame's masked magnitudes.
     private let winnerBuffer, floorBuffer, maskedBuffer: OwnedBuffer<Float>
+    /// One frame's soft mask per heard source (capacity × stride).
+    private let softBuffer: OwnedBuffer<Float>
+    /// Whether the patch being built uses soft masks (``softLevelRatio``).
+    private var useSoft = false
     /// Per patch its frames' power, its gain; scratch for the percentile.
     private let framePowerBuffer, gainBuffer, sortBuffer: OwnedBuffer<Float>
     /// The patches built: up to capacity + 1 of `96 × 64` log-mel values.
@@ -80,6 +113,7 @@ final class SourceMasks {
         winnerBuffer = OwnedBuffer(zeros: frames * stride)
         floorBuffer = OwnedBuffer(zeros: capacity * frames)
         maskedBuffer = OwnedBuffer(zeros: stride)
+        softBuffer = OwnedBuffer(zeros: capacity * stride)
         framePowerBuffer = OwnedBuffer(zeros: (capacity + 1) * frames)
         gainBuffer = OwnedBuffer(count: capacity + 1, value: 1)
         sortBuffer = OwnedBuffer(zeros: frames)
@@ -96,6 +130,8 @@ final class SourceMasks {
     private var winners: UnsafeMutablePointer<Float> { winnerBuffer.pointer }
     private var floors: UnsafeMutablePointer<Float> { floorBuffer.pointer }
     private var masked: UnsafeMutablePointer<Float> { maskedBuffer.pointer }
+    private var soft: UnsafeMutablePointer<Float> { softBuffer.pointer }
+
     private var framePower: UnsafeMutablePointer<Float> { framePowerBuffer.pointer }
     private var gains: UnsafeMutablePointer<Float> { gainBuffer.pointer }
     private var sortScratch: UnsafeMutablePointer<Float> { sortBuffer.pointer }
@@ -181,6 +217,7 @@ final class SourceMasks {
         let stride = Self.stride, frames = Self.frames
         let mixturePower = framePower + sources * frames
         let floorShare = Self.rejectedBinGain / Float(Self.bins).squareRoot()
+        useSoft = sources >= 2 && levelsAreNear(history: history, sources: sources)
         for f in 0..<frames {
             let slot = history.slot(ofFrame: f)  // oldest first
             let mag = history.magnitudes(slot), mix = history.mixtureMagnitudes(slot)
@@ -189,8 +226,30 @@ final class SourceMasks {
             while k < stride { let m = FloatLanes.load(mix + k); p += m * m; k += 8 }
             mixturePower[f] = p.sum()
             if sources == 0 { continue }
+            if useSoft {
+                softWeights(history: history, slot: slot, sources: sources)
+                for j in 0..<sources {
+                    let w = soft + j * stride
+                    var sum = V()
+                    var k = 0
+                    while k < stride { let m = FloatLanes.load(mag + k) * FloatLanes.load(w + k); sum += m * m; k += 8 }
+                    let floor = V(repeating: floorShare * sum.sum().squareRoot())
+                    var total = V()
+                    k = 0
+                    while k < stride {
+                        let m = FloatLanes.load(mag + k)
+                        let kept = FloatLanes.max(m * FloatLanes.load(w + k), FloatLanes.min(m, floor))
+                        total += kept * kept
+                        k += 8
+                    }
+                    floors[j * frames + f] = floor[0]
+                    framePower[j * frames + f] = total.sum()
+                }
+                continue
+            }
             let win = winners + f * stride
-            assignBins(history: history, slot: slot, sources: sources, into: win)
+            // With two or more sources levelsAreNear has assigned the bins already.
+            if sources == 1 { assignBins(history: history, slot: slot, sources: sources, into: win) }
             for j in 0..<sources {
                 let own = V(repeating: Float(j))
                 var sum = V()
@@ -240,6 +299,21 @@ final class SourceMasks {
                 frontEnd.logMel(magnitudes: masked, into: patchesOut + mixtureAt * frames * melBands + f * melBands)
             }
             if sources == 0 { continue }
+            if useSoft {
+                softWeights(history: history, slot: slot, sources: sources)
+                for j in 0..<sources where positions[j] >= 0 {
+                    let g = V(repeating: gains[j]), floor = V(repeating: floors[j * frames + f])
+                    let w = soft + j * stride
+                    var k = 0
+                    while k < stride {
+                        let m = FloatLanes.load(mag + k)
+                        FloatLanes.store(g * FloatLanes.max(m * FloatLanes.load(w + k), FloatLanes.min(m, floor)), masked + k)
+                        k += 8
+                    }
+                    frontEnd.logMel(magnitudes: masked, into: patchesOut + positions[j] * frames * melBands + f * melBands)
+                }
+                continue
+            }
             let win = winners + f * stride
             for j in 0..<sources where positions[j] >= 0 {
                 let g = V(repeating: gains[j]), floor = V(repeating: floors[j * frames + f])
@@ -297,6 +371,80 @@ final class SourceMasks {
             fitted.replace(with: minusOne, where: fittedAmbiguous .> V())
             let chosen = fitted.replacing(with: nearest, where: isHeld)
             FloatLanes.store(chosen, win + k)
+            k += 8
+        }
+    }
+
+    /// Each heard source's soft mask for ring frame `slot` into ``soft`` (source-major): its
+    /// weight over the sum of every source's and "none"'s. A bin holding a delay weighs a
+    /// source by how near their delays are (`1/(1 + (Δ/σ)²)²`, σ half of ``delayTolerance``);
+    /// any other bin by how near its direction is to the source's expected phase
+    /// (`((1 + cos Δφ)/2)^p`, ``phaseSharpness``). Where two sources' phases cannot be told
+    /// apart (spatial aliasing), their weights there are alike and the bin is shared.
+    /// Whether the heard sources' powers over the last 96 frames, each in the bins the hard
+    /// assignment gives it, are within ``softLevelRatio`` of each other. Leaves the hard
+    /// assignment in ``winners``.
+    private func levelsAreNear(history: OnsetDelayHistory, sources: Int) -> Bool {
+        let stride = Self.stride, frames = Self.frames
+        for j in 0..<sources { gains[j] = 0 }  // the powers, until render sets the gains
+        for f in 0..<frames {
+            let slot = history.slot(ofFrame: f)
+            let mag = history.magnitudes(slot)
+            let win = winners + f * stride
+            assignBins(history: history, slot: slot, sources: sources, into: win)
+            for j in 0..<sources {
+                let own = V(repeating: Float(j))
+                var sum = V()
+                var k = 0
+                while k < stride {
+                    let m = FloatLanes.load(mag + k)
+                    sum += (m * m).replacing(with: 0, where: .!(FloatLanes.load(win + k) .== own))
+                    k += 8
+                }
+                gains[j] += sum.sum()
+            }
+        }
+        var loudest: Float = 0, quietest = Float.greatestFiniteMagnitude
+        for j in 0..<sources {
+            loudest = max(loudest, gains[j])
+            quietest = min(quietest, gains[j])
+        }
+        return loudest <= Self.softLevelRatio * quietest
+    }
+
+    private func softWeights(history: OnsetDelayHistory, slot: Int, sources: Int) {
+        let stride = Self.stride
+        let dirRe = history.directionRe(slot), dirIm = history.directionIm(slot)
+        let held = history.heldDelays(slot)
+        let tolerance = V(repeating: toleranceSeconds)
+        let one = V(repeating: 1), half = V(repeating: 0.5)
+        let nonePhase = V(repeating: Self.nonePhaseWeight), noneDelay = V(repeating: Self.noneDelayWeight)
+        let squarings = Self.phaseSharpness.trailingZeroBitCount
+        var k = 0
+        while k < stride {
+            let delay = FloatLanes.load(held + k)
+            let isHeld = delay .== delay  // not NaN
+            let x = FloatLanes.load(dirRe + k), y = FloatLanes.load(dirIm + k)
+            var total = nonePhase.replacing(with: noneDelay, where: isHeld)
+            for j in 0..<sources {
+                let fit = x * FloatLanes.load(rotationRe + j * stride + k) + y * FloatLanes.load(rotationIm + j * stride + k)
+                var phaseWeight = FloatLanes.max(V(), half * (one + fit))
+                for _ in 0..<squarings { phaseWeight *= phaseWeight }
+                // Where its phase cannot be told from another source's (spatial aliasing): none's.
+                phaseWeight.replace(with: 0, where: FloatLanes.load(ambiguous + j * stride + k) .> V())
+                // A held delay decides as in the hard masks: a source within the tolerance, or
+                // none (a delay far from every source is often an alias, not a direction).
+                let difference = delay - V(repeating: sourceDelays[j])
+                let near = (difference .<= tolerance) .& (-difference .<= tolerance)
+                let delayWeight = V().replacing(with: one, where: near)
+                let weight = phaseWeight.replacing(with: delayWeight, where: isHeld)
+                FloatLanes.store(weight, soft + j * stride + k)
+                total += weight
+            }
+            let inverse = one / total
+            for j in 0..<sources {
+                FloatLanes.store(FloatLanes.load(soft + j * stride + k) * inverse, soft + j * stride + k)
+            }
             k += 8
         }
     }

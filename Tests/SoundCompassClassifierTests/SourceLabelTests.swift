@@ -206,14 +206,13 @@ struct SourceLabelTests {
         print("per source, three rooms: speech \(speech.hits) of \(speech.patches) patches, siren \(sirens.hits) of \(sirens.patches)")
         #expect(speech.patches >= 60, "measured 66 patches")
         #expect(speechShare >= 0.8, "measured 95 % (63 of 66 patches; 86 % before labels were pooled per track)")
-        withKnownIssue("issue 33: in the synthetic room the siren reads as a siren in 76 % of its patches (target 80 %)") {
-            #expect(sirenShare >= 0.8)
+        #expect(sirenShare >= 0.8, "measured 85 % (46 of 54 patches; 67 % with hard masks only, 60 % before labels were pooled per track)")
+        withKnownIssue("issue 33: in the third synthetic room the siren is a labelled track in only 10 of its patch rounds (target 15)") {
             #expect(sirenPatchesPerRoom.allSatisfy { $0 >= 15 }, "siren patches per room \(sirenPatchesPerRoom)")
         }
         // The floor under the measured figures, with room for a few patches to change (scores
         // differ in their last digits between instruction sets).
-        #expect(sirens.patches >= 45, "measured 55 patches (22, 22 and 11)")
-        #expect(sirenShare >= 0.65, "measured 76 % (42 of 55 patches; 60 % before labels were pooled per track)")
+        #expect(sirens.patches >= 45, "measured 54 patches (22, 22 and 10)")
     }
 
     @Test("a sound the tracker does not list stays out of the listed source's patch: only the talker listed, the siren (+10 dB) does not name it",
