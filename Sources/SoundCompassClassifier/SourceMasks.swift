@@ -375,12 +375,6 @@ final class SourceMasks {
         }
     }
 
-    /// Each heard source's soft mask for ring frame `slot` into ``soft`` (source-major): its
-    /// weight over the sum of every source's and "none"'s. A bin holding a delay weighs a
-    /// source by how near their delays are (`1/(1 + (Δ/σ)²)²`, σ half of ``delayTolerance``);
-    /// any other bin by how near its direction is to the source's expected phase
-    /// (`((1 + cos Δφ)/2)^p`, ``phaseSharpness``). Where two sources' phases cannot be told
-    /// apart (spatial aliasing), their weights there are alike and the bin is shared.
     /// Whether the heard sources' powers over the last 96 frames, each in the bins the hard
     /// assignment gives it, are within ``softLevelRatio`` of each other. Leaves the hard
     /// assignment in ``winners``.
@@ -412,6 +406,12 @@ final class SourceMasks {
         return loudest <= Self.softLevelRatio * quietest
     }
 
+    /// Each heard source's soft mask for ring frame `slot` into ``soft`` (source-major): its
+    /// weight over the sum of every source's and "none"'s. A bin holding a delay weighs 1 for a
+    /// source within ``delayTolerance`` of it and 0 for the others (as the hard mask decides);
+    /// any other bin by how near its direction is to the source's expected phase
+    /// (`((1 + cos Δφ)/2)^p`, ``phaseSharpness``), 0 where two sources' phases cannot be told
+    /// apart (spatial aliasing).
     private func softWeights(history: OnsetDelayHistory, slot: Int, sources: Int) {
         let stride = Self.stride
         let dirRe = history.directionRe(slot), dirIm = history.directionIm(slot)
