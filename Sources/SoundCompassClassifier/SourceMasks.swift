@@ -90,7 +90,8 @@ final class SourceMasks {
     /// Per frame and bin the source it goes to (its index as a Float; −1: none); per source and
     /// frame the floor of its other bins; one frame's masked magnitudes.
     private let winnerBuffer, floorBuffer, maskedBuffer: OwnedBuffer<Float>
-    /// One frame's soft mask per heard source (capacity × stride).
+    /// Per frame and heard source its soft mask (frames × capacity × stride; frame f, source j
+    /// at `(f · sources + j) · stride`), made once by assign and read by render.
     private let softBuffer: OwnedBuffer<Float>
     /// Whether the patch being built uses soft masks (``softLevelRatio``).
     private var useSoft = false
@@ -113,7 +114,7 @@ final class SourceMasks {
         winnerBuffer = OwnedBuffer(zeros: frames * stride)
         floorBuffer = OwnedBuffer(zeros: capacity * frames)
         maskedBuffer = OwnedBuffer(zeros: stride)
-        softBuffer = OwnedBuffer(zeros: capacity * stride)
+        softBuffer = OwnedBuffer(zeros: frames * capacity * stride)
         framePowerBuffer = OwnedBuffer(zeros: (capacity + 1) * frames)
         gainBuffer = OwnedBuffer(count: capacity + 1, value: 1)
         sortBuffer = OwnedBuffer(zeros: frames)
@@ -227,9 +228,10 @@ final class SourceMasks {
             mixturePower[f] = p.sum()
             if sources == 0 { continue }
             if useSoft {
-                softWeights(history: history, slot: slot, sources: sources)
+                let weights = soft + f * sources * stride
+                softWeights(history: history, slot: slot, sources: sources, into: weights)
                 for j in 0..<sources {
-                    let w = soft + j * stride
+                    let w = weights + j * stride
                     var sum = V()
                     var k = 0
                     while k < stride { let m = FloatLanes.load(mag + k) * FloatLanes.load(w + k); sum += m * m; k += 8 }
@@ -252,18 +254,10 @@ final class SourceMasks {
             if sources == 1 { assignBins(history: history, slot: slot, sources: sources, into: win) }
             for j in 0..<sources {
                 let own = V(repeating: Float(j))
-                var sum = V()
-                var k = 0
-                while k < stride {
-                    let m = FloatLanes.load(mag + k)
-                    let mine = FloatLanes.load(win + k) .== own
-                    sum += (m * m).replacing(with: 0, where: .!mine)
-                    k += 8
-                }
-                let ownPower = sum.sum()
+                let ownPower = Self.power(mag, in: win, of: j)
                 let floor = V(repeating: floorShare * ownPower.squareRoot())
                 var rest = V()
-                k = 0
+                var k = 0
                 while k < stride {
                     let m = FloatLanes.min(FloatLanes.load(mag + k), floor)
                     let mine = FloatLanes.load(win + k) .== own
@@ -300,10 +294,10 @@ final class SourceMasks {
             }
             if sources == 0 { continue }
             if useSoft {
-                softWeights(history: history, slot: slot, sources: sources)
+                let weights = soft + f * sources * stride
                 for j in 0..<sources where positions[j] >= 0 {
                     let g = V(repeating: gains[j]), floor = V(repeating: floors[j * frames + f])
-                    let w = soft + j * stride
+                    let w = weights + j * stride
                     var k = 0
                     while k < stride {
                         let m = FloatLanes.load(mag + k)
@@ -380,39 +374,41 @@ final class SourceMasks {
     /// assignment in ``winners``.
     private func levelsAreNear(history: OnsetDelayHistory, sources: Int) -> Bool {
         let stride = Self.stride, frames = Self.frames
-        for j in 0..<sources { gains[j] = 0 }  // the powers, until render sets the gains
         for f in 0..<frames {
-            let slot = history.slot(ofFrame: f)
-            let mag = history.magnitudes(slot)
-            let win = winners + f * stride
-            assignBins(history: history, slot: slot, sources: sources, into: win)
-            for j in 0..<sources {
-                let own = V(repeating: Float(j))
-                var sum = V()
-                var k = 0
-                while k < stride {
-                    let m = FloatLanes.load(mag + k)
-                    sum += (m * m).replacing(with: 0, where: .!(FloatLanes.load(win + k) .== own))
-                    k += 8
-                }
-                gains[j] += sum.sum()
-            }
+            assignBins(history: history, slot: history.slot(ofFrame: f), sources: sources, into: winners + f * stride)
         }
         var loudest: Float = 0, quietest = Float.greatestFiniteMagnitude
         for j in 0..<sources {
-            loudest = max(loudest, gains[j])
-            quietest = min(quietest, gains[j])
+            var total: Float = 0
+            for f in 0..<frames {
+                total += Self.power(history.magnitudes(history.slot(ofFrame: f)), in: winners + f * stride, of: j)
+            }
+            loudest = max(loudest, total)
+            quietest = min(quietest, total)
         }
         return loudest <= Self.softLevelRatio * quietest
     }
 
-    /// Each heard source's soft mask for ring frame `slot` into ``soft`` (source-major): its
+    /// The power `Σₖ|Xₖ|²` of one frame's magnitudes `mag` in the bins `win` gives source `j`.
+    private static func power(_ mag: UnsafePointer<Float>, in win: UnsafePointer<Float>, of j: Int) -> Float {
+        let own = V(repeating: Float(j))
+        var sum = V()
+        var k = 0
+        while k < stride {
+            let m = FloatLanes.load(mag + k)
+            sum += (m * m).replacing(with: 0, where: .!(FloatLanes.load(win + k) .== own))
+            k += 8
+        }
+        return sum.sum()
+    }
+
+    /// Each heard source's soft mask for ring frame `slot` into `soft` (source-major): its
     /// weight over the sum of every source's and "none"'s. A bin holding a delay weighs 1 for a
     /// source within ``delayTolerance`` of it and 0 for the others (as the hard mask decides);
     /// any other bin by how near its direction is to the source's expected phase
     /// (`((1 + cos Δφ)/2)^p`, ``phaseSharpness``), 0 where two sources' phases cannot be told
     /// apart (spatial aliasing).
-    private func softWeights(history: OnsetDelayHistory, slot: Int, sources: Int) {
+    private func softWeights(history: OnsetDelayHistory, slot: Int, sources: Int, into soft: UnsafeMutablePointer<Float>) {
         let stride = Self.stride
         let dirRe = history.directionRe(slot), dirIm = history.directionIm(slot)
         let held = history.heldDelays(slot)

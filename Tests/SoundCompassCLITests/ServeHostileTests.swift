@@ -12,26 +12,10 @@ import Glibc
 /// (item 7). Every loop is bounded.
 @Suite("live --serve under attack (#47)", .serialized, .timeLimit(.minutes(3)))
 struct ServeHostileTests {
-    /// Sends `request` as it is and reads the response until the server closes or `seconds` pass.
+    /// Sends `request` as it is and reads the response until it is whole (by its length), the
+    /// server closes or `seconds` pass.
     static func exchange(port: Int, _ request: String, seconds: Double = 2 * timeBoundScale) throws -> HTTPProbe.Response? {
-        let fd = try HTTPProbe.connect(port: port)
-        defer { close(fd) }
-        let bytes = Array(request.utf8)
-        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let deadline = Date().addingTimeInterval(seconds)
-        var received: [UInt8] = [], buffer = [UInt8](repeating: 0, count: 65536)
-        while Date() < deadline {
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n == 0 { break }
-            if n < 0 { if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { continue } else { break } }
-            received += buffer[0..<n]
-            if let response = HTTPProbe.parse(received, raw: true), response.headers["content-length"].flatMap(Int.init) == response.body.count {
-                return response
-            }
-        }
-        return HTTPProbe.parse(received, raw: true)
+        try conversation(port: port, [request], seconds: seconds, lastUntilClose: false).responses.first
     }
 
     /// #47 item 5: any `Host` was answered 200, so a page that rebinds its name to 127.0.0.1
@@ -128,9 +112,10 @@ struct ServeHostileTests {
     }
 
     /// Sends `requests` one after another on one connection, reading each response whole (by
-    /// its length) before the next, then reads on until the server closes or `seconds` pass.
+    /// its length) before the next, then (with `lastUntilClose`) reads on until the server
+    /// closes or `seconds` pass.
     /// - Returns: the responses, and whether the server closed the connection.
-    static func conversation(port: Int, _ requests: [String], seconds: Double = 2 * timeBoundScale) throws
+    static func conversation(port: Int, _ requests: [String], seconds: Double = 2 * timeBoundScale, lastUntilClose: Bool = true) throws
         -> (responses: [HTTPProbe.Response], closed: Bool)
     {
         let fd = try HTTPProbe.connect(port: port)
@@ -150,7 +135,7 @@ struct ServeHostileTests {
                 if n == 0 { closed = true; break }
                 if n < 0 { if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { continue } else { closed = true; break } }
                 received += buffer[0..<n]
-                if index < requests.count - 1, let r = HTTPProbe.parse(received, raw: true),
+                if index < requests.count - 1 || !lastUntilClose, let r = HTTPProbe.parse(received, raw: true),
                     r.headers["content-length"].flatMap(Int.init) == r.body.count { break }
             }
             if let r = HTTPProbe.parse(received, raw: true) { responses.append(r) }
