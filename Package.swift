@@ -186,7 +186,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SoundCompassClassifierTests",
-            dependencies: ["SoundCompassClassifier", "SoundCompassIO", "SoundCompassEngine", "TestSignals", "TestSupport"],
+            dependencies: ["SoundCompassClassifier", "CGemm", "SoundCompassIO", "SoundCompassEngine", "TestSignals", "TestSupport"],
             exclude: ["Fixtures"]
         ),
         .testTarget(

@@ -363,3 +363,234 @@ void sc_depthwise3x3(const float *input, float *output, int height, int width, i
     default: depthwise_portable(input, output, height, width, channels, stride, kernel, bias); return;
     }
 }
+
+// MARK: - 8-bit products (CGemm.h)
+
+size_t sc_gemm8_packed_count(int n, int k) {
+    return (size_t)((n + PANEL - 1) / PANEL) * PANEL * (size_t)k;
+}
+
+void sc_gemm8_pack(const float *w, int n, int k, signed char *packed, float *scales) {
+    int panels = (n + PANEL - 1) / PANEL;
+    for (int col = 0; col < n; col++) {
+        const float *src = w + (size_t)col * k;
+        float largest = 0;
+        for (int p = 0; p < k; p++) {
+            float m = src[p] < 0 ? -src[p] : src[p];
+            if (m > largest) largest = m;
+        }
+        scales[col] = largest / 127.0f;
+    }
+    for (int j = 0; j < panels; j++) {
+        signed char *dst = packed + (size_t)j * k * PANEL;
+        for (int c = 0; c < PANEL; c++) {
+            int col = j * PANEL + c;
+            const float *src = w + (size_t)col * k;
+            float inverse = col < n && scales[col] > 0 ? 1.0f / scales[col] : 0.0f;
+            for (int p = 0; p < k; p++) {
+                int q = 0;
+                if (col < n) {
+                    float x = src[p] * inverse;
+                    q = (int)(x < 0 ? x - 0.5f : x + 0.5f);
+                    q = q > 127 ? 127 : q < -127 ? -127 : q;
+                }
+                dst[(size_t)(p / 4) * PANEL * 4 + c * 4 + p % 4] = (signed char)q;
+            }
+        }
+    }
+}
+
+static void quantize_portable(const float *a, int m, int k, unsigned char *q, float *scales) {
+    for (int i = 0; i < m; i++) {
+        const float *row = a + (size_t)i * k;
+        unsigned char *out = q + (size_t)i * k;
+        float largest = 0;
+        for (int p = 0; p < k; p++) largest = row[p] > largest ? row[p] : largest;
+        float inverse = largest > 0 ? 255.0f / largest : 0.0f;
+        scales[i] = largest / 255.0f;
+        for (int p = 0; p < k; p++) {
+            float x = row[p] > 0 ? row[p] : 0.0f;
+            x = x * inverse;
+            x = x + 0.5f;
+            int v = (int)x;
+            out[p] = (unsigned char)(v > 255 ? 255 : v);
+        }
+    }
+}
+
+/// The epilogue shared by every version: float(sum) · (rowScale · columnScale) + bias, then ReLU.
+static inline float gemm8_value(int sum, float rowScale, float columnScale, float bias, int relu) {
+    float scale = rowScale * columnScale;
+    float v = (float)sum * scale;
+    v = v + bias;
+    return relu && v < 0 ? 0.0f : v;
+}
+
+static void gemm8_portable(const unsigned char *a, const float *rowScales, int m, int k, const signed char *packed,
+                           const float *columnScales, int n, const float *bias, int relu, float *c) {
+    int panels = (n + PANEL - 1) / PANEL;
+    for (int j = 0; j < panels; j++) {
+        const signed char *b = packed + (size_t)j * k * PANEL;
+        int nc = n - j * PANEL < PANEL ? n - j * PANEL : PANEL;
+        for (int i = 0; i < m; i++) {
+            int acc[PANEL];
+            memset(acc, 0, sizeof acc);
+            const unsigned char *ar = a + (size_t)i * k;
+            for (int g = 0; g < k / 4; g++) {
+                const signed char *bg = b + (size_t)g * PANEL * 4;
+                for (int q = 0; q < PANEL; q++) {
+                    int s = 0;
+                    for (int t = 0; t < 4; t++) s += (int)ar[4 * g + t] * (int)bg[4 * q + t];
+                    acc[q] += s;
+                }
+            }
+            float *cr = c + (size_t)i * n + j * PANEL;
+            for (int q = 0; q < nc; q++)
+                cr[q] = gemm8_value(acc[q], rowScales[i], columnScales[j * PANEL + q], bias ? bias[j * PANEL + q] : 0.0f, relu);
+        }
+    }
+}
+
+#if SC_X86
+#define VNNI __attribute__((target("avx512f,avx512vnni")))
+
+/// One tile: rows i..i+mr of quantised A against one packed panel, 24 int32 accumulators; the
+/// epilogue as gemm8_value, lane by lane (multiply, then add: no FMA).
+ALWAYS_INLINE VNNI void tile8(const unsigned char *a, const float *rowScales, int k, const signed char *b, int mr,
+                              int nc, const float *columnScales, const float *bias, int relu, float *c, int ldc) {
+    __m512i acc0[MR_512], acc1[MR_512];
+    UNROLL for (int r = 0; r < mr; r++) { acc0[r] = _mm512_setzero_si512(); acc1[r] = _mm512_setzero_si512(); }
+    for (int g = 0; g < k / 4; g++) {
+        __m512i b0 = _mm512_load_si512((const void *)(b + (size_t)g * PANEL * 4));
+        __m512i b1 = _mm512_load_si512((const void *)(b + (size_t)g * PANEL * 4 + 64));
+        UNROLL for (int r = 0; r < mr; r++) {
+            int word;
+            memcpy(&word, a + (size_t)r * k + 4 * g, 4);
+            __m512i av = _mm512_set1_epi32(word);
+            acc0[r] = _mm512_dpbusd_epi32(acc0[r], av, b0);
+            acc1[r] = _mm512_dpbusd_epi32(acc1[r], av, b1);
+        }
+    }
+    __mmask16 m0 = nc >= 16 ? 0xFFFF : (__mmask16)((1u << nc) - 1);
+    __mmask16 m1 = nc >= 32 ? 0xFFFF : nc > 16 ? (__mmask16)((1u << (nc - 16)) - 1) : 0;
+    __m512 cs0 = _mm512_maskz_loadu_ps(m0, columnScales), cs1 = _mm512_maskz_loadu_ps(m1, columnScales + 16);
+    __m512 bias0 = bias ? _mm512_maskz_loadu_ps(m0, bias) : _mm512_setzero_ps();
+    __m512 bias1 = bias ? _mm512_maskz_loadu_ps(m1, bias + 16) : _mm512_setzero_ps();
+    __m512 zero = _mm512_setzero_ps();
+    UNROLL for (int r = 0; r < mr; r++) {
+        __m512 rs = _mm512_set1_ps(rowScales[r]);
+        __m512 v0 = _mm512_add_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(acc0[r]), _mm512_mul_ps(rs, cs0)), bias0);
+        __m512 v1 = _mm512_add_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(acc1[r]), _mm512_mul_ps(rs, cs1)), bias1);
+        if (relu) { v0 = _mm512_max_ps(v0, zero); v1 = _mm512_max_ps(v1, zero); }
+        _mm512_mask_storeu_ps(c + (size_t)r * ldc, m0, v0);
+        _mm512_mask_storeu_ps(c + (size_t)r * ldc + 16, m1, v1);
+    }
+}
+
+static VNNI void gemm8_vnni(const unsigned char *a, const float *rowScales, int m, int k, const signed char *packed,
+                            const float *columnScales, int n, const float *bias, int relu, float *c) {
+    int panels = (n + PANEL - 1) / PANEL;
+    for (int j = 0; j < panels; j++) {
+        const signed char *b = packed + (size_t)j * k * PANEL;
+        int nc = n - j * PANEL < PANEL ? n - j * PANEL : PANEL;
+        const float *cs = columnScales + j * PANEL;
+        const float *bj = bias ? bias + j * PANEL : NULL;
+        float *cj = c + j * PANEL;
+        int i = 0;
+        for (; i + MR_512 <= m; i += MR_512)
+            tile8(a + (size_t)i * k, rowScales + i, k, b, MR_512, nc, cs, bj, relu, cj + (size_t)i * n, n);
+        const unsigned char *ai = a + (size_t)i * k;
+        const float *ri = rowScales + i;
+        float *ci = cj + (size_t)i * n;
+        switch (m - i) {
+        case 0: break;
+        case 1: tile8(ai, ri, k, b, 1, nc, cs, bj, relu, ci, n); break;
+        case 2: tile8(ai, ri, k, b, 2, nc, cs, bj, relu, ci, n); break;
+        case 3: tile8(ai, ri, k, b, 3, nc, cs, bj, relu, ci, n); break;
+        case 4: tile8(ai, ri, k, b, 4, nc, cs, bj, relu, ci, n); break;
+        case 5: tile8(ai, ri, k, b, 5, nc, cs, bj, relu, ci, n); break;
+        case 6: tile8(ai, ri, k, b, 6, nc, cs, bj, relu, ci, n); break;
+        case 7: tile8(ai, ri, k, b, 7, nc, cs, bj, relu, ci, n); break;
+        case 8: tile8(ai, ri, k, b, 8, nc, cs, bj, relu, ci, n); break;
+        case 9: tile8(ai, ri, k, b, 9, nc, cs, bj, relu, ci, n); break;
+        case 10: tile8(ai, ri, k, b, 10, nc, cs, bj, relu, ci, n); break;
+        default: tile8(ai, ri, k, b, 11, nc, cs, bj, relu, ci, n); break;
+        }
+    }
+}
+/// sc_quantize_rows_u8 sixteen values at a time, with the portable version's operations (the
+/// largest value, then max(a, 0) · inverse + 0.5 truncated, no FMA): the same bytes.
+static VNNI void quantize_avx512(const float *a, int m, int k, unsigned char *q, float *scales) {
+    int whole = k - k % 16;
+    for (int i = 0; i < m; i++) {
+        const float *row = a + (size_t)i * k;
+        unsigned char *out = q + (size_t)i * k;
+        __m512 top = _mm512_setzero_ps();
+        for (int p = 0; p < whole; p += 16) top = _mm512_max_ps(top, _mm512_loadu_ps(row + p));
+        float largest = _mm512_reduce_max_ps(top);
+        for (int p = whole; p < k; p++) largest = row[p] > largest ? row[p] : largest;
+        float inverse = largest > 0 ? 255.0f / largest : 0.0f;
+        scales[i] = largest / 255.0f;
+        __m512 inv = _mm512_set1_ps(inverse), half = _mm512_set1_ps(0.5f), zero = _mm512_setzero_ps();
+        for (int p = 0; p < whole; p += 16) {
+            __m512 x = _mm512_add_ps(_mm512_mul_ps(_mm512_max_ps(_mm512_loadu_ps(row + p), zero), inv), half);
+            _mm_storeu_si128((__m128i *)(out + p), _mm512_cvtusepi32_epi8(_mm512_cvttps_epi32(x)));
+        }
+        for (int p = whole; p < k; p++) {
+            float x = row[p] > 0 ? row[p] : 0.0f;
+            x = x * inverse;
+            x = x + 0.5f;
+            int v = (int)x;
+            out[p] = (unsigned char)(v > 255 ? 255 : v);
+        }
+    }
+}
+#endif  // SC_X86
+
+int sc_gemm8_has_vnni(void) {
+#if SC_X86
+    if (sc_gemm_best() != SC_GEMM_AVX512) return 0;
+    unsigned eax, ebx, ecx, edx;
+    if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return 0;
+    return (int)((ecx >> 11) & 1);  // AVX512_VNNI
+#else
+    return 0;
+#endif
+}
+
+/// 1: the portable version forced (tests); 0: the best.
+static int gemm8Portable = 0;
+
+void sc_gemm8_use_portable(int portable) { __atomic_store_n(&gemm8Portable, portable != 0, __ATOMIC_RELAXED); }
+
+/// Whether the AVX-512 VNNI versions run: the CPU has them and the portable ones are not forced.
+static int gemm8_fast(void) {
+    static int vnni = -1;
+    int has = __atomic_load_n(&vnni, __ATOMIC_RELAXED);
+    if (has < 0) {
+        has = sc_gemm8_has_vnni();
+        __atomic_store_n(&vnni, has, __ATOMIC_RELAXED);
+    }
+    return has && !__atomic_load_n(&gemm8Portable, __ATOMIC_RELAXED);
+}
+
+void sc_quantize_rows_u8(const float *a, int m, int k, unsigned char *q, float *scales) {
+#if SC_X86
+    if (gemm8_fast()) {
+        quantize_avx512(a, m, k, q, scales);
+        return;
+    }
+#endif
+    quantize_portable(a, m, k, q, scales);
+}
+
+void sc_gemm8(const unsigned char *a, const float *rowScales, int m, int k, const signed char *packed,
+              const float *columnScales, int n, const float *bias, int relu, float *c) {
+#if SC_X86
+    if (gemm8_fast()) {
+        gemm8_vnni(a, rowScales, m, k, packed, columnScales, n, bias, relu, c);
+        return;
+    }
+#endif
+    gemm8_portable(a, rowScales, m, k, packed, columnScales, n, bias, relu, c);
+}

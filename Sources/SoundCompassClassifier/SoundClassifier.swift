@@ -42,14 +42,16 @@ public final class SoundClassifier {
     ///   - labels: what to report: `all`, `everyday` or a list (see ``LabelSet``).
     ///   - alerts: comma-separated everyday groups or class names to alert on (empty: none).
     ///   - maximumBatch: most patches per ``classify(patches:count:)``.
+    ///   - arithmetic: the network's products (``YAMNet/Arithmetic``): by default the faster on
+    ///     this machine.
     /// - Throws: ``ClassifierError``.
     public init(
         directory: String, labels: String = "all", alerts: String = "",
-        maximumBatch: Int = 1
+        maximumBatch: Int = 1, arithmetic: YAMNet.Arithmetic = YAMNet.fastestArithmetic
     ) throws(ClassifierError) {
         let weights = try YAMNetWeights(path: directory + "/" + YAMNetWeights.fileName)
         let classes = try ClassMap(path: directory + "/" + YAMNetWeights.classMapFileName)
-        self.network = YAMNet(weights: weights, maximumBatch: maximumBatch)
+        self.network = YAMNet(weights: weights, maximumBatch: maximumBatch, arithmetic: arithmetic)
         self.classes = classes
         self.labels = try LabelSet(parsing: labels, classes: classes)
         self.alerts = try LabelSet.alertClasses(alerts, classes: classes)
@@ -79,8 +81,9 @@ public final class SoundClassifier {
     /// names each.
     /// - Parameters:
     ///   - patches: `count` patches of `96 × 64` log-mel values one after another.
-    ///   - count: 1…``YAMNet/maximumBatch``.
+    ///   - count: 0…``YAMNet/maximumBatch`` (0: nothing is run).
     public func classify(patches: UnsafePointer<Float>, count: Int) {
+        guard count > 0 else { return }
         network.logits(patches: patches, count: count, into: logits)
     }
 

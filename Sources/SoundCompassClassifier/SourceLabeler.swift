@@ -33,8 +33,10 @@ import Musl
 /// - **two or more heard**: each source's masked patch and the unmasked mixture, scaled, in one
 ///   batch; the mixture's pooled label is the record's ``AnalysisRecord/label``;
 /// - a coincident pair has no delay to go by: the scaled mixture names every heard source.
-/// A labelled track that raises no alert is classified every other round, on patches that do
-/// not overlap (``TrackLabels/isDue(id:round:)``).
+/// A labelled track that raises no alert has a patch built every other round, on patches that do
+/// not overlap (``TrackLabels/isDue(id:round:)``), and classified only when its sound has
+/// changed since its last classified patch (``PatchSignature``), or ``TrackLabels/maximumUnchangedRounds``
+/// rounds after it; the mixture's patch the same.
 ///
 /// With `asynchronous` the patches are built and classified on a ``ClassificationWorker``
 /// thread, from a copy of the history's last 96 frames: the caller's thread only plans the round
@@ -49,6 +51,9 @@ public final class SourceLabeler: RecordLabeler, PatchRoundBuilder {
     public let configuration: AnalysisConfiguration
     /// Patches classified so far (sources and mixture).
     public private(set) var patchesClassified = 0
+    /// Patches built but not classified because their sound had not changed since the last one
+    /// of their track (or of the mixture) classified, so far.
+    public private(set) var patchesUnchanged = 0
     /// Patches of a lone heard source classified on the unmasked mixture (see
     /// ``maximumForeignShare``), so far.
     public private(set) var unmaskedLonePatches = 0
@@ -99,6 +104,15 @@ public final class SourceLabeler: RecordLabeler, PatchRoundBuilder {
     /// Per heard source of the round, the position of its patch in the batch (−1: not
     /// classified this round).
     private var patchPosition: [Int]
+    /// The round's patches planned (the due sources', then the mixture's), and how many of them
+    /// were classified (the rest kept their labels, unchanged).
+    private var roundPlanned = 0
+    /// Per planned patch: whether it may keep its label if unchanged, the signature of its
+    /// track's (or the mixture's) last classified patch, its own signature, and its index in the
+    /// classified batch (−1: unchanged, not classified).
+    private var roundMayKeep: [Bool]
+    private let roundReferences: OwnedBuffer<Float>, roundSignatures: OwnedBuffer<Float>
+    private var roundBatchIndex: [Int]
     /// The number of sources heard at the latest patch round.
     private var heardAtLastRound = 0
     /// The unscaled mixture's label, from the latest round with no source heard.
@@ -119,7 +133,7 @@ public final class SourceLabeler: RecordLabeler, PatchRoundBuilder {
     ///     (the default) the passes run inline, and the same input gives the same records.
     /// - Throws: ``ClassifierError/resampler(_:)``.
     /// - Precondition: the classifier takes batches of ``batchSize(for:)`` patches
-    ///   (``SoundClassifier/init(directory:labels:alerts:maximumBatch:)``).
+    ///   (``SoundClassifier/init(directory:labels:alerts:maximumBatch:arithmetic:)``).
     public init(classifier: SoundClassifier, configuration: AnalysisConfiguration, asynchronous: Bool = false) throws(ClassifierError) {
         precondition(
             classifier.network.maximumBatch >= Self.batchSize(for: configuration),
@@ -142,6 +156,10 @@ public final class SourceLabeler: RecordLabeler, PatchRoundBuilder {
         roundIDs = [Int](repeating: 0, count: capacity)
         roundAzimuths = [Double](repeating: 0, count: capacity)
         patchPosition = [Int](repeating: -1, count: capacity)
+        roundMayKeep = [Bool](repeating: false, count: capacity + 1)
+        roundReferences = OwnedBuffer(zeros: (capacity + 1) * PatchSignature.count)
+        roundSignatures = OwnedBuffer(zeros: (capacity + 1) * PatchSignature.count)
+        roundBatchIndex = [Int](repeating: -1, count: capacity + 1)
         currentScores = OwnedBuffer(zeros: YAMNet.classCount)
         sourcesBuffer = []
         sourcesBuffer.reserveCapacity(capacity)
@@ -227,6 +245,7 @@ public final class SourceLabeler: RecordLabeler, PatchRoundBuilder {
             roundKind = .several
             roundMixture = tracks.isBroadbandDue(round: patchNumber)
         }
+        planUnchanged()
         if let worker, let snapshot {
             history.copyRing(into: snapshot)
             worker.submit(self)
@@ -234,6 +253,29 @@ public final class SourceLabeler: RecordLabeler, PatchRoundBuilder {
             let batch = buildRound()
             classifier.classify(patches: batch.patches, count: batch.count)
             finishRound()
+        }
+    }
+
+    /// Which of the round's patches may keep their track's (or the mixture's) label if their
+    /// sound has not changed, with the signature to compare against: copied here, on the
+    /// caller's thread, so that the worker reads nothing of ``tracks``.
+    private func planUnchanged() {
+        let n = PatchSignature.count
+        roundPlanned = roundKind == .several ? roundCount + (roundMixture ? 1 : 0) : 1
+        for p in 0..<roundPlanned {
+            roundMayKeep[p] = false
+            let reference: UnsafePointer<Float>?
+            switch roundKind {
+            case .silence, .coincident:
+                reference = nil
+            case .lone, .several:
+                reference = p < roundCount
+                    ? tracks.unchangedReference(id: roundIDs[p], round: patchNumber)
+                    : tracks.unchangedBroadbandReference(round: patchNumber)
+            }
+            guard let reference else { continue }
+            (roundReferences.pointer + p * n).update(from: reference, count: n)
+            roundMayKeep[p] = true
         }
     }
 
@@ -276,8 +318,24 @@ public final class SourceLabeler: RecordLabeler, PatchRoundBuilder {
                 mixtureAt: roundMixture ? roundCount : -1, normalised: true)
             batch = roundCount + (roundMixture ? 1 : 0)
         }
-        roundBatch = batch
-        return (masks.patches, batch)
+        // Each patch's signature; a patch whose sound has not changed leaves the batch.
+        let n = PatchSignature.count, patchSize = YAMNet.patchFrames * YAMNet.melBands
+        var classified = 0
+        for p in 0..<batch {
+            let signature = roundSignatures.pointer + p * n
+            PatchSignature.compute(patch: masks.patches + p * patchSize, frames: YAMNet.patchFrames, into: signature)
+            if roundMayKeep[p],
+                PatchSignature.distance(signature, roundReferences.pointer + p * n) < PatchSignature.unchangedDistance
+            {
+                roundBatchIndex[p] = -1
+                continue
+            }
+            if classified != p { masks.movePatch(p, to: classified) }
+            roundBatchIndex[p] = classified
+            classified += 1
+        }
+        roundBatch = classified
+        return (masks.patches, classified)
     }
 
     /// The results of a round that the worker has finished, if any, taken in.
@@ -290,25 +348,44 @@ public final class SourceLabeler: RecordLabeler, PatchRoundBuilder {
     /// Reads the classified round's scores into the labels of its sources and of the record.
     private func finishRound() {
         patchesClassified += roundBatch
-        if roundUnmaskedLone { unmaskedLonePatches += 1 }
-        let scores = currentScores.pointer
+        patchesUnchanged += roundPlanned - roundBatch
+        if roundUnmaskedLone && roundBatch > 0 { unmaskedLonePatches += 1 }
+        let scores = currentScores.pointer, n = PatchSignature.count
         switch roundKind {
         case .silence:
             mixtureLabel = TrackLabels.reported(classifier.label(ofPatch: 0))
         case .coincident, .lone:
             // A sound is heard: the silent mixture's label no longer stands for the record.
             mixtureLabel = nil
+            guard roundBatchIndex[0] >= 0 else {
+                for j in 0..<roundCount { tracks.keep(id: roundIDs[j], azimuth: roundAzimuths[j], round: roundPatch) }
+                return
+            }
             classifier.scores(ofPatch: 0, into: scores)
-            for j in 0..<roundCount { tracks.store(id: roundIDs[j], azimuth: roundAzimuths[j], scores: scores, round: roundPatch) }
+            for j in 0..<roundCount {
+                tracks.store(
+                    id: roundIDs[j], azimuth: roundAzimuths[j], scores: scores, signature: roundSignatures.pointer,
+                    round: roundPatch)
+            }
         case .several:
             mixtureLabel = nil
             for j in 0..<roundCount {
-                classifier.scores(ofPatch: j, into: scores)
-                tracks.store(id: roundIDs[j], azimuth: roundAzimuths[j], scores: scores, round: roundPatch)
+                guard roundBatchIndex[j] >= 0 else {
+                    tracks.keep(id: roundIDs[j], azimuth: roundAzimuths[j], round: roundPatch)
+                    continue
+                }
+                classifier.scores(ofPatch: roundBatchIndex[j], into: scores)
+                tracks.store(
+                    id: roundIDs[j], azimuth: roundAzimuths[j], scores: scores, signature: roundSignatures.pointer + j * n,
+                    round: roundPatch)
             }
             guard roundMixture else { return }
-            classifier.scores(ofPatch: roundCount, into: scores)
-            tracks.storeBroadband(scores: scores, round: roundPatch)
+            guard roundBatchIndex[roundCount] >= 0 else {
+                tracks.keepBroadband(round: roundPatch)
+                return
+            }
+            classifier.scores(ofPatch: roundBatchIndex[roundCount], into: scores)
+            tracks.storeBroadband(scores: scores, signature: roundSignatures.pointer + roundCount * n, round: roundPatch)
         }
     }
 

@@ -124,6 +124,12 @@ final class SourceMasks {
     /// The patches of the last ``build(history:frontEnd:sources:positions:mixtureAt:normalised:)``.
     var patches: UnsafePointer<Float> { UnsafePointer(patchBuffer.pointer) }
 
+    /// Moves patch `from` of ``patches`` to position `to` (a batch closing a gap).
+    func movePatch(_ from: Int, to: Int) {
+        let size = Self.frames * YAMNet.melBands
+        (patchesOut + to * size).update(from: patchesOut + from * size, count: size)
+    }
+
     private var rotationRe: UnsafeMutablePointer<Float> { rotationReBuffer.pointer }
     private var rotationIm: UnsafeMutablePointer<Float> { rotationImBuffer.pointer }
     private var sourceDelays: UnsafeMutablePointer<Float> { sourceDelayBuffer.pointer }

@@ -28,9 +28,12 @@ extension SoundClassifier: ScoreNaming {}
 ///   starts again. A label scoring under ``minimumLabelScore`` is withheld unless it alerts.
 /// - **Carry-over**: a source listed under a new id within ``inheritDegrees`` of a labelled
 ///   track the record no longer lists, heard within ``inheritRounds`` rounds, takes its slot.
-/// - **Refresh**: a labelled track that raises no alert, nor is near one, is classified every
-///   other round, on patches that do not overlap (``isDue(id:round:)``); a new, unlabelled,
-///   alerting or nearly alerting one at every round.
+/// - **Refresh**: a labelled track that raises no alert, nor is near one, has a patch built
+///   every other round, on patches that do not overlap (``isDue(id:round:)``); a new,
+///   unlabelled, alerting or nearly alerting one at every round. A labelled track's patch whose
+///   sound has not changed since its last classified one (``PatchSignature``) is not classified
+///   again, for at most ``maximumUnchangedRounds`` rounds (``unchangedReference(id:round:)``,
+///   ``keep(id:azimuth:round:)``).
 ///
 /// Rounds are patch numbers (one every 0.48 s). Life cycle: `init` allocates everything; no
 /// method allocates.
@@ -56,16 +59,22 @@ final class TrackLabels {
     /// How many rounds (0.48 s each: 1.92 s) a track may go unheard and still be pooled on, or
     /// be taken over by a new id.
     static let inheritRounds = 4
+    /// A labelled track whose sound has not changed is classified again after this many rounds
+    /// (0.48 s each: 3.84 s) all the same.
+    static let maximumUnchangedRounds = 8
 
     // MARK: - State
 
     private let classifier: any ScoreNaming
-    /// Per slot (reused as ids go away): its source id (−1: free), label, last round heard,
-    /// bearing then, rounds pooled, favoured name (an index into the reported names), and pooled
-    /// scores (``YAMNet/classCount`` a slot).
-    private var ids: [Int], labels: [SoundLabel?], lastRound: [Int], azimuths: [Double]
+    /// Per slot (reused as ids go away): its source id (−1: free), label, last round heard (a
+    /// patch built: classified, or kept as unchanged), last round classified, bearing when last
+    /// heard, rounds pooled, favoured name (an index into the reported names), pooled scores
+    /// (``YAMNet/classCount`` a slot), and the signature of the last patch classified
+    /// (``PatchSignature/count`` a slot).
+    private var ids: [Int], labels: [SoundLabel?], lastRound: [Int], classifiedRound: [Int], azimuths: [Double]
     private var rounds: [Int], favoured: [Int]
     private let scores: OwnedBuffer<Float>
+    private let signatures: OwnedBuffer<Float>
     /// The ids the latest record lists.
     private var listed: [Int]
     private var listedCount = 0
@@ -73,6 +82,8 @@ final class TrackLabels {
     private let broadbandScores: OwnedBuffer<Float>
     private(set) var broadbandLabel: SoundLabel?
     private var broadbandRounds = 0, broadbandFavoured = -1, broadbandRound = Int.min / 2
+    private var broadbandClassified = Int.min / 2
+    private let broadbandSignature: OwnedBuffer<Float>
 
     /// - Parameters:
     ///   - classifier: names the pooled scores (its label set and alerts).
@@ -83,12 +94,15 @@ final class TrackLabels {
         ids = [Int](repeating: -1, count: slots)
         labels = [SoundLabel?](repeating: nil, count: slots)
         lastRound = [Int](repeating: Int.min / 2, count: slots)
+        classifiedRound = [Int](repeating: Int.min / 2, count: slots)
         azimuths = [Double](repeating: 0, count: slots)
         rounds = [Int](repeating: 0, count: slots)
         favoured = [Int](repeating: -1, count: slots)
         scores = OwnedBuffer(zeros: slots * YAMNet.classCount)
+        signatures = OwnedBuffer(zeros: slots * PatchSignature.count)
         listed = [Int](repeating: 0, count: capacity)
         broadbandScores = OwnedBuffer(zeros: YAMNet.classCount)
+        broadbandSignature = OwnedBuffer(zeros: PatchSignature.count)
     }
 
     /// `label`, or nil when its best score is below ``minimumLabelScore`` and it raises no alert.
@@ -114,8 +128,9 @@ final class TrackLabels {
     }
 
     /// Pools a patch's scores into source `id`'s track (heard at `azimuth` at `round`) and labels
-    /// it from its pooled scores once it is established.
-    func store(id: Int, azimuth: Double, scores current: UnsafePointer<Float>, round: Int) {
+    /// it from its pooled scores once it is established; `signature` is the patch's
+    /// (``PatchSignature``).
+    func store(id: Int, azimuth: Double, scores current: UnsafePointer<Float>, signature: UnsafePointer<Float>, round: Int) {
         let s = slot(for: id, azimuth: azimuth, round: round)
         let pooled = scores.pointer + s * YAMNet.classCount
         if round - lastRound[s] <= Self.inheritRounds {
@@ -131,15 +146,40 @@ final class TrackLabels {
         favoured[s] = best
         labels[s] = rounds[s] >= Self.establishedRounds ? Self.reported(label) : nil
         lastRound[s] = round
+        classifiedRound[s] = round
+        azimuths[s] = azimuth
+        (signatures.pointer + s * PatchSignature.count).update(from: signature, count: PatchSignature.count)
+    }
+
+    /// The signature of the last patch classified of source `id`'s track, when the track may
+    /// keep its label without classifying a patch whose sound has not changed: it is labelled,
+    /// raises no alert nor is near one, and was classified fewer than ``maximumUnchangedRounds``
+    /// rounds before `round`. Else nil.
+    func unchangedReference(id: Int, round: Int) -> UnsafePointer<Float>? {
+        guard let s = ids.firstIndex(of: id), let label = labels[s], !label.alert,
+            round - classifiedRound[s] < Self.maximumUnchangedRounds,
+            !classifier.isAlertNear(scores: scores.pointer + s * YAMNet.classCount)
+        else { return nil }
+        return UnsafePointer(signatures.pointer + s * PatchSignature.count)
+    }
+
+    /// Source `id`'s track was heard at `round`, at `azimuth`, and its patch kept its label
+    /// (its sound unchanged: ``unchangedReference(id:round:)``).
+    func keep(id: Int, azimuth: Double, round: Int) {
+        guard let s = ids.firstIndex(of: id) else { return }
+        lastRound[s] = round
         azimuths[s] = azimuth
     }
 
-    /// Pools a patch of the unmasked mixture (two or more heard) into the record's own label.
-    func storeBroadband(scores current: UnsafePointer<Float>, round: Int) {
+    /// Pools a patch of the unmasked mixture (two or more heard) into the record's own label;
+    /// `signature` is the patch's.
+    func storeBroadband(scores current: UnsafePointer<Float>, signature: UnsafePointer<Float>, round: Int) {
         let recent = round - broadbandRound <= Self.inheritRounds
         broadbandRounds = recent ? broadbandRounds + 1 : 1
         Self.pool(current, into: broadbandScores.pointer, rounds: broadbandRounds)
         broadbandRound = round
+        broadbandClassified = round
+        broadbandSignature.pointer.update(from: signature, count: PatchSignature.count)
         var best = recent ? broadbandFavoured : -1
         let alerting = recent && broadbandLabel?.alert == true
         broadbandLabel = Self.reported(
@@ -157,7 +197,8 @@ final class TrackLabels {
         return labels[s]
     }
 
-    /// Whether source `id`'s track is classified at `round`: at every round while it is new
+    /// Whether source `id`'s track has a patch built at `round` (classified, unless its sound
+    /// has not changed: ``unchangedReference(id:round:)``): at every round while it is new
     /// (not yet labelled), weak (no label reported), alerting (an alert must end as soon as its
     /// sound) or near an alert (an alert class among its three best at 0.15 or more: a siren
     /// whose first label scores just under the start of an alert is alerted 0.48 s later, not
@@ -172,6 +213,22 @@ final class TrackLabels {
             !classifier.isAlertNear(scores: scores.pointer + s * YAMNet.classCount)
         else { return true }
         return round - lastRound[s] >= 2
+    }
+
+    /// The signature of the mixture's last patch classified, when the mixture's label may stand
+    /// without classifying a patch whose sound has not changed (as
+    /// ``unchangedReference(id:round:)`` for a track). Else nil.
+    func unchangedBroadbandReference(round: Int) -> UnsafePointer<Float>? {
+        guard let label = broadbandLabel, !label.alert, round - broadbandRound <= Self.inheritRounds,
+            round - broadbandClassified < Self.maximumUnchangedRounds,
+            !classifier.isAlertNear(scores: broadbandScores.pointer)
+        else { return nil }
+        return UnsafePointer(broadbandSignature.pointer)
+    }
+
+    /// The mixture's patch at `round` kept its label (its sound unchanged).
+    func keepBroadband(round: Int) {
+        broadbandRound = round
     }
 
     /// Whether the unmasked mixture is classified at `round` (two or more heard): every other
@@ -198,6 +255,7 @@ final class TrackLabels {
         ids[fresh] = id
         labels[fresh] = nil
         lastRound[fresh] = Int.min / 2
+        classifiedRound[fresh] = Int.min / 2
         rounds[fresh] = 0
         favoured[fresh] = -1
         return fresh

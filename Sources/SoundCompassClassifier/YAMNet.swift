@@ -19,6 +19,14 @@ import Musl
 /// tile is stored, and the depthwise convolution; each in an AVX-512, an AVX2+FMA and a portable
 /// version chosen at run time from CPUID (``instructionSet``).
 ///
+/// With ``Arithmetic/int8`` the pointwise and dense products run on 8-bit operands with 32-bit
+/// sums (`sc_gemm8`): weights quantised once per output channel, each position's activations
+/// per position as they come (they are non-negative, out of a ReLU), the first and depthwise
+/// convolutions in float. On a CPU with AVX-512 VNNI one instruction does four multiply-adds
+/// per lane, and the weights streamed per pass are 4 MB instead of 15. Its logits are not the
+/// float graph's to 1e-3 (Docs/Classification.md measures how near they are, and what it does to
+/// the labels); ``Arithmetic/float32`` is the graph.
+///
 /// Several patches (the sources of one moment) go through together as one batch: their
 /// activations are stacked, so each pointwise product reads the layer's weights once for all of
 /// them (the deep layers have only 6–24 positions per patch, and 15 MB of weights in all).
@@ -66,18 +74,43 @@ public final class YAMNet {
         return [SC_GEMM_AVX512, SC_GEMM_AVX2, SC_GEMM_PORTABLE].filter { $0.rawValue <= best }.map(name(of:))
     }
 
+    /// How the pointwise and dense products compute.
+    public enum Arithmetic: Sendable {
+        /// Float, every product: the float graph to 1e-3.
+        case float32
+        /// 8-bit operands, 32-bit sums, a float scale per weight column and per activation row.
+        case int8
+    }
+
+    /// The faster arithmetic on this machine: ``Arithmetic/int8`` where the CPU has AVX-512
+    /// VNNI, else ``Arithmetic/float32`` (the 8-bit products' portable C version is slower than
+    /// the float kernels).
+    public static var fastestArithmetic: Arithmetic { sc_gemm8_has_vnni() != 0 ? .int8 : .float32 }
+
+    /// The arithmetic of this network's products.
+    public let arithmetic: Arithmetic
+
     /// The weights.
     public let weights: YAMNetWeights
-    /// A pointwise (or first, or dense) layer's weights packed for `sc_gemm`, and its shape.
+    /// A pointwise (or first, or dense) layer's weights packed for `sc_gemm` (float) or for
+    /// `sc_gemm8` (8-bit, with a scale per output column), and its shape.
     private struct Packed {
-        let weights: UnsafeMutablePointer<Float>
+        var weights: UnsafeMutablePointer<Float>? = nil
+        var bytes: UnsafeMutablePointer<Int8>? = nil
+        var scales: UnsafeMutablePointer<Float>? = nil
         let outputs: Int, inputs: Int
     }
     private let first: Packed
     private let pointwise: [Packed]
     private let dense: Packed
-    /// The one allocation that holds every packed layer.
+    /// The allocations that hold every packed layer: float, and with ``Arithmetic/int8`` the
+    /// 8-bit layers and their scales.
     private let packedBlock: UnsafeMutablePointer<Float>
+    private let packedBytes: UnsafeMutablePointer<Float>?
+    private let packedScales: UnsafeMutablePointer<Float>?
+    /// With ``Arithmetic/int8``: one product's activations quantised, and their row scales.
+    private let quantized: UnsafeMutablePointer<UInt8>?
+    private let rowScales: UnsafeMutablePointer<Float>?
     private let a: UnsafeMutablePointer<Float>
     private let b: UnsafeMutablePointer<Float>
     private let columns: UnsafeMutablePointer<Float>
@@ -89,29 +122,58 @@ public final class YAMNet {
     /// - Parameters:
     ///   - weights: the network's weights.
     ///   - maximumBatch: most patches per ``logits(patches:count:into:)`` call (≥ 1).
-    public init(weights: YAMNetWeights, maximumBatch: Int = 1) {
+    ///   - arithmetic: how the pointwise and dense products compute (the first convolution and
+    ///     the depthwise ones are float either way).
+    public init(weights: YAMNetWeights, maximumBatch: Int = 1, arithmetic: Arithmetic = .float32) {
         precondition(maximumBatch >= 1, "a batch holds at least one patch")
         self.maximumBatch = maximumBatch
         self.weights = weights
+        self.arithmetic = arithmetic
+        let eight = arithmetic == .int8
         // Every layer's packed weights in one block (huge pages; each layer 64-byte aligned, as
-        // the kernels load whole panel rows aligned).
+        // the kernels load whole panel rows aligned): the float layers in one, the 8-bit ones in
+        // another.
         let shapes = [(YAMNetWeights.firstChannels, 9)] + weights.blocks.map { ($0.outputChannels, $0.inputChannels) }
             + [(Self.classCount, weights.blocks.last!.outputChannels)]
-        let counts = shapes.map { (sc_gemm_packed_count(Int32($0.0), Int32($0.1)) + 15) / 16 * 16 }
-        guard let block = sc_gemm_allocate(counts.reduce(0, +)) else { preconditionFailure("out of memory for YAMNet's weights") }
+        // 8-bit: the pointwise layers (the dense layer's product is small, and its error would
+        // go straight into the logits).
+        let isEight = shapes.indices.map { eight && $0 > 0 && $0 < shapes.count - 1 }
+        let floats = shapes.enumerated().map { i, shape in
+            isEight[i] ? 0 : (sc_gemm_packed_count(Int32(shape.0), Int32(shape.1)) + 15) / 16 * 16
+        }
+        let bytes = shapes.enumerated().map { i, shape in
+            isEight[i] ? (sc_gemm8_packed_count(Int32(shape.0), Int32(shape.1)) + 63) / 64 * 64 : 0
+        }
+        guard let block = sc_gemm_allocate(floats.reduce(0, +)) else { preconditionFailure("out of memory for YAMNet's weights") }
         packedBlock = block
+        packedBytes = eight ? sc_gemm_allocate(bytes.reduce(0, +) / 4) : nil
+        packedScales = eight ? Self.aligned(shapes.dropFirst().reduce(0) { $0 + ($1.0 + 15) / 16 * 16 }) : nil
+        precondition(!eight || packedBytes != nil, "out of memory for YAMNet's weights")
         var next = block
-        func pack(_ w: [Float], outputs: Int, inputs: Int, count: Int) -> Packed {
-            let p = next
-            next += count
-            w.withUnsafeBufferPointer { sc_gemm_pack($0.baseAddress!, Int32(outputs), Int32(inputs), p) }
-            return Packed(weights: p, outputs: outputs, inputs: inputs)
+        var nextByte = packedBytes.map { UnsafeMutableRawPointer($0).bindMemory(to: Int8.self, capacity: bytes.reduce(0, +)) }
+        var nextScale = packedScales
+        func pack(_ w: [Float], outputs: Int, inputs: Int, layer: Int) -> Packed {
+            var packed = Packed(outputs: outputs, inputs: inputs)
+            if isEight[layer], let b = nextByte, let s = nextScale {
+                precondition(inputs % 4 == 0, "8-bit products take inputs in fours")
+                w.withUnsafeBufferPointer { sc_gemm8_pack($0.baseAddress!, Int32(outputs), Int32(inputs), b, s) }
+                packed.bytes = b
+                packed.scales = s
+                nextByte = b + bytes[layer]
+                nextScale = s + (outputs + 15) / 16 * 16
+            } else {
+                let p = next
+                next += floats[layer]
+                w.withUnsafeBufferPointer { sc_gemm_pack($0.baseAddress!, Int32(outputs), Int32(inputs), p) }
+                packed.weights = p
+            }
+            return packed
         }
-        first = pack(weights.first, outputs: YAMNetWeights.firstChannels, inputs: 9, count: counts[0])
+        first = pack(weights.first, outputs: YAMNetWeights.firstChannels, inputs: 9, layer: 0)
         pointwise = weights.blocks.enumerated().map { i, b in
-            pack(b.pointwise, outputs: b.outputChannels, inputs: b.inputChannels, count: counts[i + 1])
+            pack(b.pointwise, outputs: b.outputChannels, inputs: b.inputChannels, layer: i + 1)
         }
-        dense = pack(weights.dense, outputs: Self.classCount, inputs: weights.blocks.last!.outputChannels, count: counts.last!)
+        dense = pack(weights.dense, outputs: Self.classCount, inputs: weights.blocks.last!.outputChannels, layer: shapes.count - 1)
         // Largest activation: the first block's pointwise output, 48 × 32 × 64.
         var h = Self.patchFrames / 2, w = Self.melBands / 2, largest = h * w * YAMNetWeights.firstChannels
         for block in weights.blocks {
@@ -124,6 +186,15 @@ public final class YAMNet {
         let positions = (Self.patchFrames / 2) * (Self.melBands / 2)
         columns = Self.aligned(positions * 9 * maximumBatch)
         pooled = Self.aligned(1024 * maximumBatch)
+        if eight {
+            let q = UnsafeMutablePointer<UInt8>.allocate(capacity: largest * maximumBatch)
+            q.initialize(repeating: 0, count: largest * maximumBatch)
+            quantized = q
+            rowScales = Self.aligned(positions * maximumBatch)
+        } else {
+            quantized = nil
+            rowScales = nil
+        }
     }
 
     /// `count` zeroed floats, 64-byte aligned.
@@ -139,6 +210,10 @@ public final class YAMNet {
         columns.deallocate()
         pooled.deallocate()
         sc_gemm_free(packedBlock)
+        packedBytes.map(sc_gemm_free)
+        packedScales?.deallocate()
+        quantized?.deallocate()
+        rowScales?.deallocate()
     }
 
     /// The 521 logits (before the sigmoid) of one patch.
@@ -210,13 +285,21 @@ public final class YAMNet {
         }
     }
 
-    /// `output[rows × outputs] = act(input[rows × inputs] · Wᵀ + bias)` through `sc_gemm`.
+    /// `output[rows × outputs] = act(input[rows × inputs] · Wᵀ + bias)` through `sc_gemm`, or
+    /// through `sc_gemm8` on the input quantised per row when the layer is packed in 8 bits.
     @inline(__always)
     private func product(
         _ input: UnsafePointer<Float>, _ layer: Packed, rows: Int, bias: UnsafePointer<Float>, relu: Bool,
         into output: UnsafeMutablePointer<Float>
     ) {
-        sc_gemm(input, Int32(rows), Int32(layer.inputs), layer.weights, Int32(layer.outputs), bias, relu ? 1 : 0, output)
+        if let bytes = layer.bytes, let scales = layer.scales, let quantized, let rowScales {
+            sc_quantize_rows_u8(input, Int32(rows), Int32(layer.inputs), quantized, rowScales)
+            sc_gemm8(
+                quantized, rowScales, Int32(rows), Int32(layer.inputs), bytes, scales, Int32(layer.outputs), bias,
+                relu ? 1 : 0, output)
+        } else if let weights = layer.weights {
+            sc_gemm(input, Int32(rows), Int32(layer.inputs), weights, Int32(layer.outputs), bias, relu ? 1 : 0, output)
+        }
     }
 
     /// The sigmoid of a logit: the class's score, 0…1.

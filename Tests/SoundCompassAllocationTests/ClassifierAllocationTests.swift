@@ -57,12 +57,13 @@ struct ClassifierAllocationTests {
         }
         let warmUpEnd = Int(2 * rate)
         feed(0..<warmUpEnd)
-        let patchesBefore = labeler.patchesClassified
+        let patchesBefore = labeler.patchesClassified, unchangedBefore = labeler.patchesUnchanged
         frames = 0; labelled = 0
         let count = AllocationTests.allocations { feed(warmUpEnd..<signal.left.count) }
-        let patches = labeler.patchesClassified - patchesBefore
-        print("classifier: \(count.allocations) allocations over \(frames) frames, \(patches) patches classified, \(labelled) records with a labelled source")
-        #expect(patches >= 8, "the counted region classified \(patches) patches")
+        let patches = labeler.patchesClassified - patchesBefore, unchanged = labeler.patchesUnchanged - unchangedBefore
+        print("classifier: \(count.allocations) allocations over \(frames) frames, \(patches) patches classified and \(unchanged) kept unchanged, \(labelled) records with a labelled source")
+        // Patches built and compared (kept when their sound has not changed), and forward passes.
+        #expect(patches + unchanged >= 8 && patches >= 3, "the counted region built \(patches + unchanged) patches and classified \(patches)")
         #expect(labelled > frames / 2)
         #expect(count.allocations == 0, "\(count.allocations) heap allocations in \(frames) frames")
         if AllocationTests.optimized {

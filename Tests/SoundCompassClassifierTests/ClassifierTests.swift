@@ -34,10 +34,12 @@ let modelMissingComment: Comment = "the YAMNet model is not fetched (run scripts
 
 @Suite("Classifier fidelity: the Swift port against ONNX Runtime", .serialized, .enabled(if: availableOrOnCI(modelAvailable), modelMissingComment))
 struct FidelityTests {
-    @Test("logits within 1e-3 of ONNX Runtime on the committed patches")
+    @Test("logits within 1e-3 of ONNX Runtime on the committed patches (the float arithmetic)")
     func logitsMatchReference() throws {
-        let classifier = try requireClassifier()
+        let shared = try requireClassifier()
         classifierLock.lock(); defer { classifierLock.unlock() }
+        let classifier = try SoundClassifier(directory: modelDirectory, arithmetic: .float32)
+        #expect(classifier.network.arithmetic == .float32 && shared.network.arithmetic == YAMNet.fastestArithmetic)
         let patches = try fixture("patches.f32"), reference = try fixture("logits.f32")
         let patchSize = YAMNet.patchFrames * YAMNet.melBands
         #expect(patches.count == 5 * patchSize && reference.count == 5 * YAMNet.classCount)

@@ -249,4 +249,71 @@ struct LabelerPartsTests {
             near.store(id: 1, azimuth: 0, scores: Self.scores([0: 0.9, 3: 0.2]), round: round)
         }
     }
+    @Test("signatures: equal patches 0 apart; a patch raised by c in every value c/√2 from it (the means move, the deviations do not)")
+    func signatures() {
+        var state: UInt64 = 7
+        let patch: [Float] = (0..<(YAMNet.patchFrames * YAMNet.melBands)).map { _ in
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Float(state >> 40) / Float(1 << 24) * 6 - 9
+        }
+        let raised = patch.map { $0 + 0.7 }
+        var a = [Float](repeating: 0, count: PatchSignature.count), b = a, c = a
+        PatchSignature.compute(patch: patch, frames: YAMNet.patchFrames, into: &a)
+        PatchSignature.compute(patch: patch, frames: YAMNet.patchFrames, into: &b)
+        PatchSignature.compute(patch: raised, frames: YAMNet.patchFrames, into: &c)
+        #expect(PatchSignature.distance(a, b) == 0)
+        let shifted = PatchSignature.distance(a, c), expected = Float(0.7) / Float(2).squareRoot()
+        #expect(abs(shifted - expected) < 1e-4)
+        // The deviation half: uniform values on a width of 6 have a deviation of 6/√12 ≈ 1.73.
+        let deviation = a[PatchSignature.count - 1], uniform = Float(6) / Float(12).squareRoot()
+        #expect(abs(deviation - uniform) < 0.15)
+    }
+
+    @Test("tracks: a labelled track's unchanged patch keeps its label and its pooling; classified again 8 rounds on, and never near an alert")
+    func unchanged() {
+        let tracks = TrackLabels(classifier: FakeNamer(), capacity: 3)
+        tracks.setListed([SourceRecord(id: 1, azimuth: 0, confidence: 1, levelDBFS: -20, active: true)])
+        let signature = [Float](repeating: 0.5, count: PatchSignature.count)
+        #expect(tracks.unchangedReference(id: 1, round: 1) == nil, "an unknown track")
+        tracks.store(id: 1, azimuth: 0, scores: Self.scores([0: 0.9]), signature: signature, round: 1)
+        #expect(tracks.unchangedReference(id: 1, round: 2) == nil, "not labelled yet")
+        tracks.store(id: 1, azimuth: 0, scores: Self.scores([0: 0.9]), signature: signature, round: 2)
+        #expect(tracks.unchangedReference(id: 1, round: 4)?[0] == 0.5)
+        // Kept at rounds 4, 6 and 8 (past inheritRounds from its last classification, 2): its
+        // label stands, and it stays due every other round.
+        for round in [4, 6, 8] {
+            #expect(tracks.isDue(id: 1, round: round))
+            #expect(tracks.unchangedReference(id: 1, round: round) != nil)
+            tracks.keep(id: 1, azimuth: 2, round: round)
+            #expect(tracks.label(of: 1, azimuth: 2, round: round)?.name == "a")
+        }
+        #expect(!tracks.isDue(id: 1, round: 9))
+        #expect(tracks.unchangedReference(id: 1, round: 10) == nil, "8 rounds after round 2: classified again")
+        // The pooling went on through the kept rounds: had it started again, one patch would
+        // leave the track unlabelled; b (0.9) pooled a third into a (0.9) keeps a.
+        tracks.store(id: 1, azimuth: 2, scores: Self.scores([1: 0.9]), signature: signature, round: 10)
+        #expect(tracks.label(of: 1, azimuth: 2, round: 10)?.name == "a")
+        // A labelled track with an alert class near is classified whatever its sound.
+        let near = TrackLabels(classifier: FakeNamer(), capacity: 3)
+        near.setListed([SourceRecord(id: 1, azimuth: 0, confidence: 1, levelDBFS: -20, active: true)])
+        for round in 1...2 { near.store(id: 1, azimuth: 0, scores: Self.scores([0: 0.9, 3: 0.2]), signature: signature, round: round) }
+        #expect(near.label(of: 1, azimuth: 0, round: 2) != nil && near.unchangedReference(id: 1, round: 4) == nil)
+        // The mixture's label the same.
+        let mixture = TrackLabels(classifier: FakeNamer(), capacity: 3)
+        #expect(mixture.unchangedBroadbandReference(round: 1) == nil)
+        mixture.storeBroadband(scores: Self.scores([2: 0.8]), signature: signature, round: 1)
+        #expect(mixture.unchangedBroadbandReference(round: 3)?[0] == 0.5)
+        mixture.keepBroadband(round: 3)
+        #expect(!mixture.isBroadbandDue(round: 4) && mixture.broadbandLabel?.name == "c")
+        #expect(mixture.unchangedBroadbandReference(round: 9) == nil)
+    }
+}
+
+extension TrackLabels {
+    /// ``store(id:azimuth:scores:signature:round:)`` with a signature of zeros (tests that do
+    /// not look at signatures).
+    func store(id: Int, azimuth: Double, scores: [Float], round: Int) {
+        let zeros = [Float](repeating: 0, count: PatchSignature.count)
+        store(id: id, azimuth: azimuth, scores: scores, signature: zeros, round: round)
+    }
 }

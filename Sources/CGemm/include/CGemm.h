@@ -59,6 +59,38 @@ int sc_gemm_use(sc_gemm_isa isa);
 /// The best instruction set this machine supports.
 sc_gemm_isa sc_gemm_best(void);
 
+// MARK: - 8-bit products
+//
+// The same products with 8-bit operands and 32-bit integer sums: W quantised once per output
+// column to signed 8 bits (scale: its largest magnitude / 127), A per row to unsigned 8 bits (A
+// is non-negative: it comes out of a ReLU; scale: the row's largest value / 255), then
+// C[i][j] = act(float(Σₚ Aq[i][p]·Wq[j][p]) · (rowScale[i] · columnScale[j]) + bias[j]), each
+// operation rounded as written (no fused multiply-add), so every version gives the same C to
+// the bit. k must be a multiple of 4. Packed panels: for each group of 4 inputs, the 32
+// columns' 4 bytes side by side ([k/4][32][4]).
+
+/// Bytes of W's packed 8-bit form: ceil(n / 32) · 32 · k.
+size_t sc_gemm8_packed_count(int n, int k);
+
+/// Quantises W[n][k] (row-major) per row of W (an output column of C) into `packed`
+/// (sc_gemm8_packed_count(n, k) bytes, 64-byte aligned) and `scales` (n floats).
+void sc_gemm8_pack(const float *w, int n, int k, signed char *packed, float *scales);
+
+/// Quantises each row of A[m][k] (every value ≥ 0; negative ones read as 0) to unsigned 8 bits:
+/// q = round(a / s) with s = the row's largest value / 255 (`scales[i]` = s; 0 for a row of zeros).
+void sc_quantize_rows_u8(const float *a, int m, int k, unsigned char *q, float *scales);
+
+/// C[m][n] from quantised A (row stride k, `rowScales` m values) and packed W (`columnScales` n
+/// values), as above; C has row stride n; `bias` n values or NULL. Allocates nothing.
+void sc_gemm8(const unsigned char *a, const float *rowScales, int m, int k, const signed char *packed,
+              const float *columnScales, int n, const float *bias, int relu, float *c);
+
+/// Whether sc_gemm8 runs on AVX-512 VNNI here (else portable C: the same results, slower).
+int sc_gemm8_has_vnni(void);
+
+/// Uses the portable version of sc_gemm8 (`portable` non-zero) or the best (0); for tests.
+void sc_gemm8_use_portable(int portable);
+
 #ifdef __cplusplus
 }
 #endif
