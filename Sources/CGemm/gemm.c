@@ -381,20 +381,30 @@ void sc_gemm8_pack(const float *w, int n, int k, signed char *packed, float *sca
         }
         scales[col] = largest / 127.0f;
     }
+    // A column quantised in chunks, in order (a loop the compiler vectorises), each chunk laid
+    // into its panel four bytes at a time.
+    enum { CHUNK = 256 };
+    signed char chunk[CHUNK];
     for (int j = 0; j < panels; j++) {
         signed char *dst = packed + (size_t)j * k * PANEL;
         for (int c = 0; c < PANEL; c++) {
             int col = j * PANEL + c;
-            const float *src = w + (size_t)col * k;
             float inverse = col < n && scales[col] > 0 ? 1.0f / scales[col] : 0.0f;
-            for (int p = 0; p < k; p++) {
-                int q = 0;
+            for (int p0 = 0; p0 < k; p0 += CHUNK) {
+                int count = k - p0 < CHUNK ? k - p0 : CHUNK;
                 if (col < n) {
-                    float x = src[p] * inverse;
-                    q = (int)(x < 0 ? x - 0.5f : x + 0.5f);
-                    q = q > 127 ? 127 : q < -127 ? -127 : q;
+                    const float *src = w + (size_t)col * k + p0;
+                    for (int p = 0; p < count; p++) {
+                        float x = src[p] * inverse;
+                        x = x + (x < 0 ? -0.5f : 0.5f);
+                        int q = (int)x;
+                        chunk[p] = (signed char)(q > 127 ? 127 : q < -127 ? -127 : q);
+                    }
+                } else {
+                    memset(chunk, 0, (size_t)count);
                 }
-                dst[(size_t)(p / 4) * PANEL * 4 + c * 4 + p % 4] = (signed char)q;
+                for (int g = 0; g < count / 4; g++)
+                    memcpy(dst + (size_t)(p0 / 4 + g) * PANEL * 4 + c * 4, chunk + 4 * g, 4);
             }
         }
     }

@@ -60,8 +60,9 @@ final class TrackLabels {
     /// be taken over by a new id.
     static let inheritRounds = 4
     /// A labelled track whose sound has not changed is classified again after this many rounds
-    /// (0.48 s each: 3.84 s) all the same.
-    static let maximumUnchangedRounds = 8
+    /// (0.48 s each: 7.68 s) all the same. A safety net only: a patch is compared with the last
+    /// one classified, so a sound that drifts is classified once it has drifted 0.35 away.
+    static let maximumUnchangedRounds = 16
 
     // MARK: - State
 

@@ -269,7 +269,7 @@ struct LabelerPartsTests {
         #expect(abs(deviation - uniform) < 0.15)
     }
 
-    @Test("tracks: a labelled track's unchanged patch keeps its label and its pooling; classified again 8 rounds on, and never near an alert")
+    @Test("tracks: a labelled track's unchanged patch keeps its label and its pooling; classified again 16 rounds on, and never near an alert")
     func unchanged() {
         let tracks = TrackLabels(classifier: FakeNamer(), capacity: 3)
         tracks.setListed([SourceRecord(id: 1, azimuth: 0, confidence: 1, levelDBFS: -20, active: true)])
@@ -279,20 +279,20 @@ struct LabelerPartsTests {
         #expect(tracks.unchangedReference(id: 1, round: 2) == nil, "not labelled yet")
         tracks.store(id: 1, azimuth: 0, scores: Self.scores([0: 0.9]), signature: signature, round: 2)
         #expect(tracks.unchangedReference(id: 1, round: 4)?[0] == 0.5)
-        // Kept at rounds 4, 6 and 8 (past inheritRounds from its last classification, 2): its
+        // Kept at rounds 4, 6, … 16 (past inheritRounds from its last classification, 2): its
         // label stands, and it stays due every other round.
-        for round in [4, 6, 8] {
+        for round in stride(from: 4, through: 16, by: 2) {
             #expect(tracks.isDue(id: 1, round: round))
             #expect(tracks.unchangedReference(id: 1, round: round) != nil)
             tracks.keep(id: 1, azimuth: 2, round: round)
             #expect(tracks.label(of: 1, azimuth: 2, round: round)?.name == "a")
         }
-        #expect(!tracks.isDue(id: 1, round: 9))
-        #expect(tracks.unchangedReference(id: 1, round: 10) == nil, "8 rounds after round 2: classified again")
+        #expect(!tracks.isDue(id: 1, round: 17))
+        #expect(tracks.unchangedReference(id: 1, round: 18) == nil, "16 rounds after round 2: classified again")
         // The pooling went on through the kept rounds: had it started again, one patch would
         // leave the track unlabelled; b (0.9) pooled a third into a (0.9) keeps a.
-        tracks.store(id: 1, azimuth: 2, scores: Self.scores([1: 0.9]), signature: signature, round: 10)
-        #expect(tracks.label(of: 1, azimuth: 2, round: 10)?.name == "a")
+        tracks.store(id: 1, azimuth: 2, scores: Self.scores([1: 0.9]), signature: signature, round: 18)
+        #expect(tracks.label(of: 1, azimuth: 2, round: 18)?.name == "a")
         // A labelled track with an alert class near is classified whatever its sound.
         let near = TrackLabels(classifier: FakeNamer(), capacity: 3)
         near.setListed([SourceRecord(id: 1, azimuth: 0, confidence: 1, levelDBFS: -20, active: true)])
@@ -305,7 +305,7 @@ struct LabelerPartsTests {
         #expect(mixture.unchangedBroadbandReference(round: 3)?[0] == 0.5)
         mixture.keepBroadband(round: 3)
         #expect(!mixture.isBroadbandDue(round: 4) && mixture.broadbandLabel?.name == "c")
-        #expect(mixture.unchangedBroadbandReference(round: 9) == nil)
+        #expect(mixture.unchangedBroadbandReference(round: 17) == nil)
     }
 }
 

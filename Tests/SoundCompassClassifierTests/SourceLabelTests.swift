@@ -322,10 +322,10 @@ struct SourceLabelTests {
         print("unchanged: \(unchanged) patches kept, \(counts.classified) classified; beeps named \(latency) s after they start")
         #expect(sirenLabels.count > 100 && sirenLabels.allSatisfy { $0.names.contains { Self.sirens.contains($0) } })
         // Labelled at its second round (about 1 s), then a patch built every other round (0.96 s):
-        // about six before the beeps, of which the ones within 3.84 s of a classified one whose
-        // sound has not changed are kept.
+        // about six before the beeps, of which the ones whose sound has not changed since the
+        // last classified one are kept.
         #expect(unchanged >= 3, "a steady siren was classified at every due round")
-        // Measured 1.17 s, as when every due patch is classified (15 patches then, 7 now).
+        // Measured 1.17 s, as when every due patch is classified (15 patches then, 6 now).
         #expect(latency <= 2.0, "the beeps were named \(latency) s after their onset")
     }
 
