@@ -366,9 +366,7 @@ void sc_depthwise3x3(const float *input, float *output, int height, int width, i
 
 // MARK: - 8-bit products (CGemm.h)
 
-size_t sc_gemm8_packed_count(int n, int k) {
-    return (size_t)((n + PANEL - 1) / PANEL) * PANEL * (size_t)k;
-}
+size_t sc_gemm8_packed_count(int n, int k) { return sc_gemm_packed_count(n, k); }
 
 void sc_gemm8_pack(const float *w, int n, int k, signed char *packed, float *scales) {
     int panels = (n + PANEL - 1) / PANEL;
@@ -410,6 +408,16 @@ void sc_gemm8_pack(const float *w, int n, int k, signed char *packed, float *sca
     }
 }
 
+/// One activation in 8 bits: max(x, 0) · inverse + 0.5, truncated, at most 255 (each operation
+/// rounded as written: the vector version does the same).
+static inline unsigned char quantize_one(float x, float inverse) {
+    x = x > 0 ? x : 0.0f;
+    x = x * inverse;
+    x = x + 0.5f;
+    int v = (int)x;
+    return (unsigned char)(v > 255 ? 255 : v);
+}
+
 static void quantize_portable(const float *a, int m, int k, unsigned char *q, float *scales) {
     for (int i = 0; i < m; i++) {
         const float *row = a + (size_t)i * k;
@@ -418,13 +426,7 @@ static void quantize_portable(const float *a, int m, int k, unsigned char *q, fl
         for (int p = 0; p < k; p++) largest = row[p] > largest ? row[p] : largest;
         float inverse = largest > 0 ? 255.0f / largest : 0.0f;
         scales[i] = largest / 255.0f;
-        for (int p = 0; p < k; p++) {
-            float x = row[p] > 0 ? row[p] : 0.0f;
-            x = x * inverse;
-            x = x + 0.5f;
-            int v = (int)x;
-            out[p] = (unsigned char)(v > 255 ? 255 : v);
-        }
+        for (int p = 0; p < k; p++) out[p] = quantize_one(row[p], inverse);
     }
 }
 
@@ -546,13 +548,7 @@ static VNNI void quantize_avx512(const float *a, int m, int k, unsigned char *q,
             __m512 x = _mm512_add_ps(_mm512_mul_ps(_mm512_max_ps(_mm512_loadu_ps(row + p), zero), inv), half);
             _mm_storeu_si128((__m128i *)(out + p), _mm512_cvtusepi32_epi8(_mm512_cvttps_epi32(x)));
         }
-        for (int p = whole; p < k; p++) {
-            float x = row[p] > 0 ? row[p] : 0.0f;
-            x = x * inverse;
-            x = x + 0.5f;
-            int v = (int)x;
-            out[p] = (unsigned char)(v > 255 ? 255 : v);
-        }
+        for (int p = whole; p < k; p++) out[p] = quantize_one(row[p], inverse);
     }
 }
 #endif  // SC_X86

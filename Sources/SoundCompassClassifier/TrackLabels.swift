@@ -157,9 +157,8 @@ final class TrackLabels {
     /// raises no alert nor is near one, and was classified fewer than ``maximumUnchangedRounds``
     /// rounds before `round`. Else nil.
     func unchangedReference(id: Int, round: Int) -> UnsafePointer<Float>? {
-        guard let s = ids.firstIndex(of: id), let label = labels[s], !label.alert,
-            round - classifiedRound[s] < Self.maximumUnchangedRounds,
-            !classifier.isAlertNear(scores: scores.pointer + s * YAMNet.classCount)
+        guard let s = ids.firstIndex(of: id), isSettled(labels[s], scores: scores.pointer + s * YAMNet.classCount),
+            round - classifiedRound[s] < Self.maximumUnchangedRounds
         else { return nil }
         return UnsafePointer(signatures.pointer + s * PatchSignature.count)
     }
@@ -209,9 +208,7 @@ final class TrackLabels {
     /// classifying every round (alone 86 against 83 of 132, beside a talker 48 against 50) with a
     /// third fewer patches; every third round named fewer beside a talker (45).
     func isDue(id: Int, round: Int) -> Bool {
-        guard let s = ids.firstIndex(of: id) else { return true }
-        guard let label = labels[s], !label.alert,
-            !classifier.isAlertNear(scores: scores.pointer + s * YAMNet.classCount)
+        guard let s = ids.firstIndex(of: id), isSettled(labels[s], scores: scores.pointer + s * YAMNet.classCount)
         else { return true }
         return round - lastRound[s] >= 2
     }
@@ -220,9 +217,8 @@ final class TrackLabels {
     /// without classifying a patch whose sound has not changed (as
     /// ``unchangedReference(id:round:)`` for a track). Else nil.
     func unchangedBroadbandReference(round: Int) -> UnsafePointer<Float>? {
-        guard let label = broadbandLabel, !label.alert, round - broadbandRound <= Self.inheritRounds,
-            round - broadbandClassified < Self.maximumUnchangedRounds,
-            !classifier.isAlertNear(scores: broadbandScores.pointer)
+        guard isSettled(broadbandLabel, scores: broadbandScores.pointer), round - broadbandRound <= Self.inheritRounds,
+            round - broadbandClassified < Self.maximumUnchangedRounds
         else { return nil }
         return UnsafePointer(broadbandSignature.pointer)
     }
@@ -235,9 +231,16 @@ final class TrackLabels {
     /// Whether the unmasked mixture is classified at `round` (two or more heard): every other
     /// round once it has a label that raises no alert, like a track.
     func isBroadbandDue(round: Int) -> Bool {
-        guard let label = broadbandLabel, !label.alert, !classifier.isAlertNear(scores: broadbandScores.pointer)
-        else { return true }
+        guard isSettled(broadbandLabel, scores: broadbandScores.pointer) else { return true }
         return round - broadbandRound >= 2
+    }
+
+    /// Whether a track (or the mixture) with `label` and pooled `scores` is settled: labelled,
+    /// raising no alert, with no alert class near. Only a settled one is classified every other
+    /// round, or keeps its label over an unchanged patch.
+    private func isSettled(_ label: SoundLabel?, scores: UnsafePointer<Float>) -> Bool {
+        guard let label, !label.alert else { return false }
+        return !classifier.isAlertNear(scores: scores)
     }
 
     /// The slot of source `id`: its own; else that of a labelled track the latest record no

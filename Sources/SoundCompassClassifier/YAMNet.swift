@@ -19,10 +19,10 @@ import Musl
 /// tile is stored, and the depthwise convolution; each in an AVX-512, an AVX2+FMA and a portable
 /// version chosen at run time from CPUID (``instructionSet``).
 ///
-/// With ``Arithmetic/int8`` the pointwise and dense products run on 8-bit operands with 32-bit
-/// sums (`sc_gemm8`): weights quantised once per output channel, each position's activations
-/// per position as they come (they are non-negative, out of a ReLU), the first and depthwise
-/// convolutions in float. On a CPU with AVX-512 VNNI one instruction does four multiply-adds
+/// With ``Arithmetic/int8`` the 13 pointwise products run on 8-bit operands with 32-bit sums
+/// (`sc_gemm8`): weights quantised once per output channel, each position's activations as they
+/// come (they are non-negative, out of a ReLU); the first and depthwise convolutions and the
+/// dense layer stay in float. On a CPU with AVX-512 VNNI one instruction does four multiply-adds
 /// per lane, and the weights streamed per pass are 4 MB instead of 15. Its logits are not the
 /// float graph's to 1e-3 (Docs/Classification.md measures how near they are, and what it does to
 /// the labels); ``Arithmetic/float32`` is the graph.
@@ -74,11 +74,12 @@ public final class YAMNet {
         return [SC_GEMM_AVX512, SC_GEMM_AVX2, SC_GEMM_PORTABLE].filter { $0.rawValue <= best }.map(name(of:))
     }
 
-    /// How the pointwise and dense products compute.
+    /// How the pointwise products compute.
     public enum Arithmetic: Sendable {
         /// Float, every product: the float graph to 1e-3.
         case float32
-        /// 8-bit operands, 32-bit sums, a float scale per weight column and per activation row.
+        /// The pointwise products on 8-bit operands, 32-bit sums, a float scale per weight
+        /// column and per activation row.
         case int8
     }
 
@@ -122,8 +123,8 @@ public final class YAMNet {
     /// - Parameters:
     ///   - weights: the network's weights.
     ///   - maximumBatch: most patches per ``logits(patches:count:into:)`` call (≥ 1).
-    ///   - arithmetic: how the pointwise and dense products compute (the first convolution and
-    ///     the depthwise ones are float either way).
+    ///   - arithmetic: how the pointwise products compute (the first convolution, the
+    ///     depthwise ones and the dense layer are float either way).
     public init(weights: YAMNetWeights, maximumBatch: Int = 1, arithmetic: Arithmetic = .float32) {
         precondition(maximumBatch >= 1, "a batch holds at least one patch")
         self.maximumBatch = maximumBatch
@@ -147,7 +148,8 @@ public final class YAMNet {
         guard let block = sc_gemm_allocate(floats.reduce(0, +)) else { preconditionFailure("out of memory for YAMNet's weights") }
         packedBlock = block
         packedBytes = eight ? sc_gemm_allocate(bytes.reduce(0, +) / 4) : nil
-        packedScales = eight ? Self.aligned(shapes.dropFirst().reduce(0) { $0 + ($1.0 + 15) / 16 * 16 }) : nil
+        let scaleCounts = shapes.enumerated().map { i, shape in isEight[i] ? (shape.0 + 15) / 16 * 16 : 0 }
+        packedScales = eight ? Self.aligned(scaleCounts.reduce(0, +)) : nil
         precondition(!eight || packedBytes != nil, "out of memory for YAMNet's weights")
         var next = block
         var nextByte = packedBytes.map { UnsafeMutableRawPointer($0).bindMemory(to: Int8.self, capacity: bytes.reduce(0, +)) }
@@ -160,7 +162,7 @@ public final class YAMNet {
                 packed.bytes = b
                 packed.scales = s
                 nextByte = b + bytes[layer]
-                nextScale = s + (outputs + 15) / 16 * 16
+                nextScale = s + scaleCounts[layer]
             } else {
                 let p = next
                 next += floats[layer]
@@ -297,8 +299,9 @@ public final class YAMNet {
             sc_gemm8(
                 quantized, rowScales, Int32(rows), Int32(layer.inputs), bytes, scales, Int32(layer.outputs), bias,
                 relu ? 1 : 0, output)
-        } else if let weights = layer.weights {
-            sc_gemm(input, Int32(rows), Int32(layer.inputs), weights, Int32(layer.outputs), bias, relu ? 1 : 0, output)
+        } else {
+            // Every layer is packed one way or the other (init).
+            sc_gemm(input, Int32(rows), Int32(layer.inputs), layer.weights!, Int32(layer.outputs), bias, relu ? 1 : 0, output)
         }
     }
 

@@ -1,6 +1,7 @@
 import CGemm
 import Foundation
 @testable import SoundCompassClassifier
+import TestSignals
 import TestSupport
 import Testing
 
@@ -11,11 +12,8 @@ import Testing
 struct EightBitTests {
     /// Seeded uniform values in `range`.
     static func values(_ count: Int, in range: ClosedRange<Float>, seed: UInt64) -> [Float] {
-        var state = seed
-        return (0..<count).map { _ in
-            state = state &* 6364136223846793005 &+ 1442695040888963407
-            return range.lowerBound + (range.upperBound - range.lowerBound) * Float(state >> 40) / Float(1 << 24)
-        }
+        var random = SeededRandom(seed: seed)
+        return (0..<count).map { _ in range.lowerBound + (range.upperBound - range.lowerBound) * Float(random.uniform()) }
     }
 
     /// `sc_gemm8` over quantised A and packed W, with the scales.

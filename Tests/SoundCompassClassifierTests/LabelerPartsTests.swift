@@ -251,11 +251,8 @@ struct LabelerPartsTests {
     }
     @Test("signatures: equal patches 0 apart; a patch raised by c in every value c/√2 from it (the means move, the deviations do not)")
     func signatures() {
-        var state: UInt64 = 7
-        let patch: [Float] = (0..<(YAMNet.patchFrames * YAMNet.melBands)).map { _ in
-            state = state &* 6364136223846793005 &+ 1442695040888963407
-            return Float(state >> 40) / Float(1 << 24) * 6 - 9
-        }
+        var random = SeededRandom(seed: 7)
+        let patch: [Float] = (0..<(YAMNet.patchFrames * YAMNet.melBands)).map { _ in Float(random.uniform()) * 6 - 9 }
         let raised = patch.map { $0 + 0.7 }
         var a = [Float](repeating: 0, count: PatchSignature.count), b = a, c = a
         PatchSignature.compute(patch: patch, frames: YAMNet.patchFrames, into: &a)
