@@ -155,6 +155,9 @@ package final class MultiSourceTracker {
         /// Smoothed share of its matches that took a steady reflection's candidate
         /// (``SourceCandidate/steadyReflection``; share ``steadyFeedSmoothing`` per match).
         var steadyFeed = 0.0
+        /// Smoothed share of its matches that took a candidate the level ripples name the later
+        /// copy of another (``SourceCandidate/laterCopy``; share ``steadyFeedSmoothing`` per match).
+        var laterFeed = 0.0
         /// Whether it ever took a candidate of the onset average (``SourceCandidate/fromOnsets``).
         var tookOnsets = false
         /// When it was confirmed, counting confirmations: which of two sources is older (an id
@@ -371,6 +374,8 @@ package final class MultiSourceTracker {
             tracks[trackOf[j]].echo += Self.echoSmoothing * (echoes[j] - tracks[trackOf[j]].echo)
             let fed: Double = candidates[j].steadyReflection ? 1 : 0
             tracks[trackOf[j]].steadyFeed += Self.steadyFeedSmoothing * (fed - tracks[trackOf[j]].steadyFeed)
+            let later: Double = candidates[j].laterCopy ? 1 : 0
+            tracks[trackOf[j]].laterFeed += Self.steadyFeedSmoothing * (later - tracks[trackOf[j]].laterFeed)
             if candidates[j].fromOnsets { tracks[trackOf[j]].tookOnsets = true }
         }
         for t in 0..<trackCount where !tracks[t].matched {
@@ -439,7 +444,7 @@ package final class MultiSourceTracker {
             // Fed by a steady source's reflection alone, never by an onset, and younger than a
             // steady source (see the notes).
             let steadyImage = track.confirmed && track.steadyFeed >= Self.steadyFeedLimit && !track.tookOnsets
-                && hasOlderSteadySource(than: track)
+                && (track.laterFeed >= Self.steadyFeedLimit || hasOlderSteadySource(than: track))
             let dead = track.confirmed
                 ? track.misses > min(deathFrames, Self.patience * track.hits) || reflection || steadyImage
                 : track.misses >= Self.tentativeMisses

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// The test of the candidates that are reflections of a stronger one, told by the cross terms
 /// they leave far outside the physical lag window: a component of ``SourceCandidateFinder`` that
 /// owns its average (the finder marks the candidates, `markImages()`).
@@ -60,6 +66,9 @@ package final class ReflectionImageTest {
     /// outside the lag window (4 gave 9.2 % false sources on the steady-noise sweep, 3 8.8 %,
     /// both the same shares for the talker and the noise).
     static let imageBackgroundFactor: Float = 3
+    /// Least difference of the level ripples (``directFirst(lagA:lagB:farLag:)``) that names the
+    /// weaker candidate the direct sound; below it the weaker is taken for the image.
+    static let rippleMargin = 0.01
 
     /// Half-width of the image average, samples: ``imageDelaySeconds`` at `sampleRate`, at most
     /// 3/8 of the FFT size (the Hann-windowed frames still overlap by a third there, and the
@@ -81,6 +90,9 @@ package final class ReflectionImageTest {
     private let average: AlignedFloats
     /// Frames averaged (the average is their plain mean until ``imageWindowSeconds`` have passed).
     private var frames = 0
+    /// Per bin, the level ripple `(|L|² − |R|²)/(|L|² + |R|²)` averaged like ``average`` (bins
+    /// 0…N/2): which of two copies of one sound arrived first (``directFirst(lagA:lagB:farLag:)``).
+    private let ripple: AlignedFloats
 
     /// - Parameters:
     ///   - sampleRate: Hz.
@@ -93,11 +105,13 @@ package final class ReflectionImageTest {
         self.fftSize = fftSize
         self.smoothing = Float(min(1, hopDuration / Self.imageWindowSeconds))
         self.average = AlignedFloats(count: 2 * lag + 1)
+        self.ripple = AlignedFloats(count: fftSize / 2 + 1)
     }
 
-    /// Forgets the average.
+    /// Forgets the averages.
     package func reset() {
         average.zero()
+        ripple.zero()
         frames = 0
     }
 
@@ -124,16 +138,18 @@ package final class ReflectionImageTest {
     }
 
     /// Adds a frame: `image += smoothing·(weight·c(lag) − image)` at lags `−lag…lag` of the
-    /// circular correlation `c` (decay only without one: a frame below the gate or without an
-    /// estimate).
+    /// circular correlation `c`, and the same for the level ripple of each bin (decay only
+    /// without a correlation: a frame below the gate or without an estimate).
     /// - Parameters:
     ///   - correlation: the frame's circular correlation (`fftSize` values), or nil.
+    ///   - spectra: the frame's spectra (its left and right channels).
     ///   - weight: the frame's tail weight, 0…1.
-    package func update(correlation: UnsafePointer<Float>?, weight: Float) {
-        let image = average.baseAddress
+    package func update(correlation: UnsafePointer<Float>?, spectra: FrameSpectra, weight: Float) {
+        let image = average.baseAddress, levels = ripple.baseAddress
         let a = smoothing, L = lag, n = fftSize
         guard let c = correlation else {
             Self.blend(image, toward: image, count: 2 * L + 1, share: a, scale: 0)
+            Self.blend(levels, toward: levels, count: n / 2 + 1, share: a, scale: 0)
             return
         }
         // Until the window has filled, the plain mean of the frames so far.
@@ -142,6 +158,69 @@ package final class ReflectionImageTest {
         // Lags −L…−1 sit at the end of the circular correlation, 0…L at its start.
         Self.blend(image, toward: c + (n - L), count: L, share: b, scale: weight)
         Self.blend(image + L, toward: c, count: L + 1, share: b, scale: weight)
+        blendRipple(spectra, share: b, scale: weight)
+    }
+
+    /// `ripple[k] += share·(scale·(|L|² − |R|²)/(|L|² + |R|²) − ripple[k])`, eight bins at a time
+    /// (0 for a silent bin).
+    private func blendRipple(_ spectra: FrameSpectra, share: Float, scale: Float) {
+        typealias V = SIMD8<Float>
+        let y = ripple.baseAddress, bins = fftSize / 2 + 1
+        let vb = V(repeating: share), vw = V(repeating: scale), tiny = V(repeating: .leastNormalMagnitude)
+        var k = 0
+        while k + 8 <= bins {
+            let (lr, li) = FrameSpectra.eightBins(spectra.left, from: k)
+            let (rr, ri) = FrameSpectra.eightBins(spectra.right, from: k)
+            let pl = lr * lr + li * li, pr = rr * rr + ri * ri
+            let r = (pl - pr) / (pl + pr + tiny)
+            let old = UnsafeRawPointer(y + k).loadUnaligned(as: V.self)
+            UnsafeMutableRawPointer(y + k).storeBytes(of: old + vb * (vw * r - old), as: V.self)
+            k += 8
+        }
+        while k < bins {
+            let pl = spectra.left[2 * k] * spectra.left[2 * k] + spectra.left[2 * k + 1] * spectra.left[2 * k + 1]
+            let pr = spectra.right[2 * k] * spectra.right[2 * k] + spectra.right[2 * k + 1] * spectra.right[2 * k + 1]
+            y[k] += share * (scale * (pl - pr) / (pl + pr + .leastNormalMagnitude) - y[k])
+            k += 1
+        }
+    }
+
+    /// The averaged level ripple's cosine component at quefrency `t` samples:
+    /// `Σₖ ripple[k]·cos(2πkt/N)` over the bins between DC and Nyquist, divided by their number.
+    /// A copy of the sound `Δ` samples behind it in the left channel alone adds a positive
+    /// component at `Δ`; in the right channel alone, a negative one.
+    func rippleComponent(at t: Double) -> Double {
+        let y = ripple.baseAddress, bins = fftSize / 2
+        let step = 2 * Double.pi * t / Double(fftSize)
+        // cos(kθ) by the rotation (cos, sin) ← (cos·cosθ − sin·sinθ, sin·cosθ + cos·sinθ).
+        let c1 = cos(step), s1 = sin(step)
+        var c = c1, s = s1, sum = 0.0
+        for k in 1..<bins {
+            sum += Double(y[k]) * c
+            (c, s) = (c * c1 - s * s1, s * c1 + c * s1)
+        }
+        return sum / Double(bins - 1)
+    }
+
+    /// Which of two copies of one sound (candidates at lags `a` and `b`, samples, whose cross
+    /// terms the image average holds at `farLag` and `a + b − farLag`) reached the pair first,
+    /// from the level ripples the later copy leaves in each channel.
+    ///
+    /// With `a` the direct sound and `b` its image `Δ_L` later at the left microphone, the cross
+    /// term beyond the window on the positive side lies at `x = b + Δ_L`, and the image trails
+    /// the direct sound by `Δ_L = x − b` at the left microphone and by `Δ_R = x − a` at the
+    /// right: the left channel's ripple at `x − b` and the right's at `x − a`. Were `b` the
+    /// direct sound, the two quefrencies would swap. The cross terms cannot tell the two apart
+    /// (their lags sum to `a + b` either way); the ripples can, by `a − b` samples.
+    /// - Parameters:
+    ///   - a: the first candidate's lag, samples.
+    ///   - b: the second candidate's lag, samples.
+    ///   - farLag: the lag of either cross term, samples.
+    /// - Returns: positive when `a` is the direct sound, negative when `b` is, near 0 when the
+    ///   ripples do not tell (in units of the ripple, `(|L|² − |R|²)/(|L|² + |R|²)`).
+    package func directFirst(lagA a: Double, lagB b: Double, farLag: Double) -> Double {
+        let x = max(farLag, a + b - farLag)
+        return rippleComponent(at: x - b) - rippleComponent(at: x - a)
     }
 
     /// `y[i] += share·(scale·x[i] − y[i])` for `count` values, eight at a time.
@@ -171,10 +250,11 @@ package final class ReflectionImageTest {
     /// - Parameters:
     ///   - s: the sum of the two candidates' lags, samples.
     ///   - least: the height below which a lag cannot qualify.
-    package func crossTermHeight(lagSum s: Double, least: Float) -> Float {
+    /// - Returns: the height, and the lag `x` of the better of the two cross terms.
+    package func crossTerms(lagSum s: Double, least: Float) -> (height: Float, lag: Int) {
         let r = average.baseAddress
         let L = lag, K = searchLag
-        var best: Float = 0
+        var best: Float = 0, bestLag = 0
         for x in -L...L where abs(x) > K {
             let v = r[x + L]
             guard v >= least, v > best else { continue }
@@ -182,8 +262,8 @@ package final class ReflectionImageTest {
             let low = max(-L, Int((partner - 1).rounded(.up))), high = min(L, Int((partner + 1).rounded(.down)))
             var w: Float = 0
             for p in stride(from: low, through: high, by: 1) where abs(p) > K { w = max(w, r[p + L]) }
-            best = max(best, min(v, w))
+            if min(v, w) > best { best = min(v, w); bestLag = x }
         }
-        return best
+        return (best, bestLag)
     }
 }

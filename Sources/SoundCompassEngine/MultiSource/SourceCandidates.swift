@@ -25,6 +25,10 @@ package struct SourceCandidate: Sendable, Equatable {
     /// Whether it is a reflection of a stronger steady candidate, told by their cross terms
     /// (see `ReflectionImageTest.swift`): it may feed a source but starts none.
     package var steadyReflection = false
+    /// Whether the channels' level ripples name it the later of two copies of one sound
+    /// (``ReflectionImageTest/directFirst(lagA:lagB:farLag:)``): a ``steadyReflection`` told by
+    /// which copy arrived first, not by which peak is higher.
+    package var laterCopy = false
     /// Whether it was read from the onset average beside a steady source (see
     /// `ExcessCandidateSearch.swift`): new sound, so no steady source's reflection.
     package var fromOnsets = false
@@ -295,7 +299,7 @@ package final class SourceCandidateFinder {
         } else {
             for i in 0...(2 * K) { avg[i] -= a * avg[i] }
         }
-        images?.update(correlation: correlation, weight: w)
+        images?.update(correlation: correlation, spectra: spectra, weight: w)
         // The bins' shares of this frame's weights, averaged like the correlation.
         let weightSum = pointSpread.average(spectra.whitened, counts: counts, weight: w, smoothing: a)
         // The same correlation of the bins that hold new sound.
@@ -460,8 +464,13 @@ package final class SourceCandidateFinder {
             let strength = candidates[j].strength
             let least = max(background, Float(ReflectionImageTest.imageRatio * strength))
             for i in 0..<j where holdsLittleNewSound(i) {
-                guard images.crossTermHeight(lagSum: lags[i] + lags[j], least: least) >= least else { continue }
-                candidates[j].steadyReflection = true
+                let cross = images.crossTerms(lagSum: lags[i] + lags[j], least: least)
+                guard cross.height >= least else { continue }
+                let first = images.directFirst(lagA: lags[i], lagB: lags[j], farLag: Double(cross.lag))
+                // The copy the ripples name the later; the weaker when they do not tell.
+                let image = first <= -ReflectionImageTest.rippleMargin ? i : j
+                candidates[image].steadyReflection = true
+                candidates[image].laterCopy = abs(first) >= ReflectionImageTest.rippleMargin
                 break
             }
         }
