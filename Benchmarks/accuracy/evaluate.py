@@ -46,6 +46,9 @@ delayed by the direct path, is within 20 dB of its loudest frame (MULTI_FLOOR). 
   * for SoundCompass, "reported" is scored two ways: the entries of `sources` with `active` true,
     and every entry listed (active or not, any confidence);
   * for one talker also the ghost-free share: active frames with at most one reported source;
+  * the false active sources by kind, each as a share of all active sources reported: within 8
+    degrees of the bearing of an image source (orders 1 and 2, pyroomacoustics' image-source model
+    of the same shoebox) of the steady noise, of a talker, or "other";
   * SRP-PHAT and NormMUSIC: as many of the highest peaks as there are true sources, per 0.25 s block
     (a source is active in a block when it is active on half its samples), scored the same way.
 --max-sources N and --source-window S are passed to soundcompass (default: its own, 3 and 0.3 s);
@@ -58,7 +61,7 @@ and those of active sources with a confidence of at least 0.1 to stderr.
 Usage: Benchmarks/accuracy/evaluate.py [--quick] [--markdown] [--only KIND:RT60:SNR] [--cache DIR]
                                        [--snrs 5,10,20]
        Benchmarks/accuracy/evaluate.py --multi [--markdown] [--cache DIR] [--max-sources N] [--source-window S]
-                                       [--coincident] [--detail]
+                                       [--coincident] [--detail] [--no-baselines]
        Benchmarks/accuracy/evaluate.py --steady [--no-steady-sources] [--only RT60:NOISE_DB] [--detail] [--cache DIR]
   --only KIND:RT60:SNR   one condition, e.g. speech:0.6:10 or diffuse:0.3:0
   --cache DIR            keep the room renders in DIR (keyed by their parameters) for re-runs
@@ -486,10 +489,12 @@ class Score:
     def __init__(self):
         self.active, self.hits, self.errors = [], [], []
         self.reported, self.false, self.ghost_frames, self.single_frames = 0, 0, 0, 0
+        self.kinds = {kind: 0 for kind in GHOST_KINDS}
 
-    def add(self, truths, active_masks, estimates):
+    def add(self, truths, active_masks, estimates, kind_of=None):
         """`truths` the true azimuths; `active_masks[i][k]` source i active in frame/block k;
-        `estimates[k]` the azimuths reported in frame/block k."""
+        `estimates[k]` the azimuths reported in frame/block k; `kind_of(azimuth)` names what a
+        false source is (one of GHOST_KINDS)."""
         for i, (azimuth, mask) in enumerate(zip(truths, active_masks)):
             n, h, errs = 0, 0, []
             for k, on in enumerate(mask):
@@ -509,7 +514,14 @@ class Score:
         for est in estimates:
             for x in est:
                 self.reported += 1
-                self.false += min(abs(x - a) for a in truths) > FALSE_DEGREES
+                false = min(abs(x - a) for a in truths) > FALSE_DEGREES
+                self.false += false
+                if false and kind_of is not None:
+                    self.kinds[kind_of(x)] += 1
+
+    def kind_cell(self):
+        """The false sources by kind, each as a share of all reported sources."""
+        return " / ".join(f"{100 * self.kinds[k] / max(1, self.reported):4.1f}%" for k in GHOST_KINDS)
 
     def cells(self, single):
         share = [h / max(1, n) for h, n in zip(self.hits, self.active)]
@@ -520,6 +532,46 @@ class Score:
         if single:
             text += f" / {100 * (1 - self.ghost_frames / max(1, self.single_frames)):3.0f}%"
         return text, pooled, min(share), false, 1 - self.ghost_frames / max(1, self.single_frames)
+
+
+GHOST_KINDS = ("image of a steady source", "image of a talker", "other")
+IMAGE_ORDER = 2          # the image sources a false source is compared with: up to second order
+IMAGE_DEGREES = 8.0      # a false source within this of an image's bearing is that image
+
+
+def image_bearings(azimuth, rt60):
+    """The bearings (lateral angles, degrees, as the pair hears them: asin of the x component)
+    of the shoebox's image sources of a source at `azimuth`, orders 1 to IMAGE_ORDER (none
+    anechoic): pyroomacoustics' image-source model of the same room."""
+    if rt60 == 0:
+        return []
+    r = pra.ShoeBox(ROOM, fs=FS, max_order=IMAGE_ORDER)
+    r.add_source(position(azimuth))
+    mics = np.array([[CENTRE[0] - SPACING / 2, CENTRE[0] + SPACING / 2], [CENTRE[1]] * 2, [CENTRE[2]] * 2])
+    r.add_microphone_array(pra.MicrophoneArray(mics, FS))
+    r.image_source_model()
+    source = r.sources[0]
+    bearings = []
+    for k in range(source.images.shape[1]):
+        if source.orders[k] == 0:
+            continue
+        v = source.images[:, k] - CENTRE
+        bearings.append(float(np.degrees(np.arcsin(v[0] / np.linalg.norm(v)))))
+    return bearings
+
+
+def ghost_kind(layout, rt60):
+    """`kind_of(azimuth)` for a layout [(name, azimuth)]: the nearest image bearing within
+    IMAGE_DEGREES names a false source the image of a steady source (the pink noise) or of a
+    talker; else "other"."""
+    images = [(b, name == "pink") for name, a in layout for b in image_bearings(a, rt60)]
+
+    def kind_of(x):
+        near = [(abs(b - x), steady) for b, steady in images if abs(b - x) <= IMAGE_DEGREES]
+        if not near:
+            return GHOST_KINDS[2]
+        return GHOST_KINDS[0] if min(near)[1] else GHOST_KINDS[1]
+    return kind_of
 
 
 def pyroom_multi(signals, truths, masks, names, scores):
@@ -577,11 +629,11 @@ def multi_main():
     seconds = MULTI_SECONDS
     dry_cache = {}
     # The pyroomacoustics methods need a time difference, which a coincident pair does not have.
-    methods = [] if COINCIDENT else ["SRP", "NormMUSIC"]
+    methods = [] if COINCIDENT or "--no-baselines" in sys.argv else ["SRP", "NormMUSIC"]
     header = ["scene", "RT60 s",
               "SoundCompass active sources: within 10° (worst source) / median ° / false",
               "SoundCompass all listed sources: within 10° (worst source) / median ° / false",
-              ] + [f"{m}: within 10° (worst source) / median ° / false" for m in methods]
+              ] + ([] if COINCIDENT else ["SoundCompass active sources, false by kind: " + " / ".join(GHOST_KINDS)]) + [f"{m}: within 10° (worst source) / median ° / false" for m in methods]
     if markdown:
         print("| " + " | ".join(header) + " |")
         print("|" + "---|" * len(header))
@@ -609,7 +661,8 @@ def multi_main():
             frame_masks = [frame_truth(d, times, frame_length, floor=MULTI_FLOOR) for d in drys]
             listed = [[s["azimuth"] for s in r.get("sources", [])] for r in records]
             active = [[s["azimuth"] for s in r.get("sources", []) if s["active"]] for r in records]
-            scores["active"].add(truths, frame_masks, active)
+            kind_of = None if COINCIDENT else ghost_kind(layout, rt60)
+            scores["active"].add(truths, frame_masks, active, kind_of)
             confident = [[s["azimuth"] for s in r.get("sources", []) if s["active"] and s["confidence"] >= 0.1]
                          for r in records]
             scores["confident"].add(truths, frame_masks, confident)
@@ -622,12 +675,16 @@ def multi_main():
                       f"{100 * run_score.false / max(1, run_score.reported):.1f}%"
                       + (f"; ghost-free {100 * (1 - run_score.ghost_frames / max(1, run_score.single_frames)):.0f}%"
                          if single else ""), file=sys.stderr, flush=True)
-            scores["listed"].add(truths, frame_masks, listed)
+            scores["listed"].add(truths, frame_masks, listed, kind_of)
             if methods:
                 pyroom_multi(noisy, truths, masks, methods, scores)
         cells = [label, "anechoic" if rt60 == 0 else f"{rt60:.1f}"]
-        for k in ["active", "listed"] + methods:
-            cells.append(scores[k].cells(single and k in ("active", "listed"))[0])
+        for k in ["active", "listed"]:
+            cells.append(scores[k].cells(single)[0])
+        if not COINCIDENT:
+            cells.append(scores["active"].kind_cell())
+        for k in methods:
+            cells.append(scores[k].cells(False)[0])
         print(("| " + " | ".join(cells) + " |") if markdown else "  ".join(cells), flush=True)
         if detail:
             print(f"  {label}, RT60 {rt60}: active sources with confidence >= 0.1: "

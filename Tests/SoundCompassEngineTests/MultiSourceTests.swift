@@ -289,6 +289,35 @@ struct MultiSourceTests {
         #expect(missing.isEmpty, "the noise (source 1) missing in \(missing.count) of \(after.count) frames")
     }
 
+    /// A reflection heard before its source: a peak at −12° becomes source 1, the steady noise at
+    /// −50° source 2; then the image test marks the −12° peak the later copy by the level ripples
+    /// (``SourceCandidate/laterCopy``). Source 1 is dropped at the 22nd marked match though it is
+    /// the older; marked by height alone (no ripple), the older one stays (the rule above).
+    @Test("a source the ripples name the later copy is dropped even when heard first", arguments: [true, false])
+    func laterCopyDroppedWhateverItsAge(byRipples: Bool) {
+        let config = AnalysisConfiguration(sampleRate: Self.sampleRate)
+        let tracker = MultiSourceTracker(configuration: config, candidateCapacity: 4)
+        let second = Int((1 / config.hopDuration).rounded())
+        let noise = SourceCandidate(azimuth: -50, strength: 0.3, share: 0.6)
+        let early = Self.feed(tracker, [SourceCandidate(azimuth: -12, strength: 0.3, share: 1)], frames: second, capacity: config.maxSources)
+        #expect(early.last?.map(\.id) == [1], "\(early.last ?? [])")
+        let both = Self.feed(
+            tracker, [noise, SourceCandidate(azimuth: -12, strength: 0.2, share: 0.4)], frames: second, capacity: config.maxSources)
+        #expect(both.last?.map(\.id) == [1, 2], "\(both.last ?? [])")
+        var marked = SourceCandidate(azimuth: -12, strength: 0.2, share: 0.4)
+        marked.steadyReflection = true
+        marked.laterCopy = byRipples
+        let after = Self.feed(tracker, [noise, marked], frames: 2 * second, capacity: config.maxSources)
+        let listed = after.map { $0.contains { $0.id == 1 } }
+        if byRipples {
+            let last = listed.lastIndex(of: true) ?? -1
+            #expect(last == 20, "source 1 last listed in frame \(last) of the marked ones, expected 20 (dropped at the 22nd)")
+            #expect(after.last?.map(\.id) == [2], "\(after.last ?? [])")
+        } else {
+            #expect(listed.allSatisfy { $0 }, "source 1 dropped after \(listed.firstIndex(of: false) ?? -1) frames")
+        }
+    }
+
     @Test("maxSources 0: empty sources, every other field identical")
     func disabled() throws {
         let signal = Self.scene([-40, 30], duration: 3).render()

@@ -78,7 +78,7 @@ struct SteadyReflectionTests {
     // A pair at mid-height hears a source's floor and ceiling images at the same delay and
     // bearing: together they can be as loud as the direct sound in the averaged correlation,
     // and the cross terms cannot tell which of the two came first. The level ripples the later
-    // copy leaves in each channel can (`ReflectionImageTest.directFirst`). Measured when
+    // copy leaves in each channel can (`ReflectionImageTest.firstCopy`). Measured when
     // written (source / reflection listed): −50° with +15°: 1.000 / 0.000 at 0 and −1 dB;
     // +40° with −10°: 1.000 / 0.000 at 0 and −1 dB. Taking the weaker peak for the image
     // instead (`rippleMargin` out of reach, as before): −50° with +15° 0.000 / 1.000 at 0 dB

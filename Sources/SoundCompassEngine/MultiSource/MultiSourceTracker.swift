@@ -39,7 +39,10 @@ import Musl
 ///   matches at least ``steadyFeedLimit``), never took a candidate of the onset average
 ///   (``SourceCandidate/fromOnsets``: new sound beside the steady one), and was confirmed after
 ///   a source that never took one either (a steady source) is dropped: it is the reflection's
-///   own track, born before the image test marked its peak. A talker beside a steady source is
+///   own track, born before the image test marked its peak. When the level ripples named those
+///   candidates the later copy (``SourceCandidate/laterCopy``: their smoothed share at least
+///   ``steadyFeedLimit`` too), the condition on age is not needed: a reflection heard before its
+///   source is dropped all the same. A talker beside a steady source is
 ///   read from the onsets, so it keeps its track through its pauses; and a steady source whose
 ///   reflection outgrows it for a while in the plain average (the image test then marks the
 ///   weaker, the source) was heard first, so it stays. (On the steady-noise room sweep, RT60

@@ -26,7 +26,7 @@ package struct SourceCandidate: Sendable, Equatable {
     /// (see `ReflectionImageTest.swift`): it may feed a source but starts none.
     package var steadyReflection = false
     /// Whether the channels' level ripples name it the later of two copies of one sound
-    /// (``ReflectionImageTest/directFirst(lagA:lagB:farLag:)``): a ``steadyReflection`` told by
+    /// (``ReflectionImageTest/firstCopy(lagA:lagB:farLag:strict:)``): a ``steadyReflection`` told by
     /// which copy arrived first, not by which peak is higher.
     package var laterCopy = false
     /// Whether it was read from the onset average beside a steady source (see
@@ -455,22 +455,23 @@ package final class SourceCandidateFinder {
     /// that is a reflection of a stronger steady one (see ``ReflectionImageTest``): only between
     /// candidates that hold little new sound, at least two; the weaker of a pair is the image.
     private func markImages() {
-        guard firstExcessCandidate > 1, let images, images.canTest else { return }
-        var steady = 0
-        for j in 0..<firstExcessCandidate where holdsLittleNewSound(j) { steady += 1 }
-        guard steady > 1 else { return }
+        guard count > 1, let images, images.canTest else { return }
         let background = images.backgroundHeight()
-        for j in 1..<firstExcessCandidate where holdsLittleNewSound(j) {
+        for j in 1..<count {
+            let little = j < firstExcessCandidate && holdsLittleNewSound(j)
             let strength = candidates[j].strength
             let least = max(background, Float(ReflectionImageTest.imageRatio * strength))
-            for i in 0..<j where holdsLittleNewSound(i) {
+            for i in 0..<j where (i < firstExcessCandidate && holdsLittleNewSound(i)) == little {
                 let cross = images.crossTerms(lagSum: lags[i] + lags[j], least: least)
                 guard cross.height >= least else { continue }
-                let first = images.directFirst(lagA: lags[i], lagB: lags[j], farLag: Double(cross.lag))
+                let first = images.firstCopy(lagA: lags[i], lagB: lags[j], farLag: cross.lag, strict: !little)
+                let told = first != .untold
+                // Two copies of new sound: only when the ripples tell which came first.
+                guard little || told else { continue }
                 // The copy the ripples name the later; the weaker when they do not tell.
-                let image = first <= -ReflectionImageTest.rippleMargin ? i : j
+                let image = first == .b ? i : j
                 candidates[image].steadyReflection = true
-                candidates[image].laterCopy = abs(first) >= ReflectionImageTest.rippleMargin
+                candidates[image].laterCopy = told
                 break
             }
         }
