@@ -56,7 +56,7 @@ delayed by the direct path, is within 20 dB of its loudest frame (MULTI_FLOOR). 
 of the spaced pair and runs `soundcompass --array coincident` (no pyroomacoustics columns: their
 methods need a time difference);
 --detail prints per-layout figures
-and those of active sources with a confidence of at least 0.1 to stderr.
+and those of active sources with a confidence of at least 0.6 (a measured share, see Docs/OutputFormat.md) to stderr.
 
 Usage: Benchmarks/accuracy/evaluate.py [--quick] [--markdown] [--only KIND:RT60:SNR] [--cache DIR]
                                        [--snrs 5,10,20]
@@ -663,7 +663,7 @@ def multi_main():
             active = [[s["azimuth"] for s in r.get("sources", []) if s["active"]] for r in records]
             kind_of = None if COINCIDENT else ghost_kind(layout, rt60)
             scores["active"].add(truths, frame_masks, active, kind_of)
-            confident = [[s["azimuth"] for s in r.get("sources", []) if s["active"] and s["confidence"] >= 0.1]
+            confident = [[s["azimuth"] for s in r.get("sources", []) if s["active"] and s["confidence"] >= 0.6]
                          for r in records]
             scores["confident"].add(truths, frame_masks, confident)
             if detail:
@@ -687,7 +687,7 @@ def multi_main():
             cells.append(scores[k].cells(False)[0])
         print(("| " + " | ".join(cells) + " |") if markdown else "  ".join(cells), flush=True)
         if detail:
-            print(f"  {label}, RT60 {rt60}: active sources with confidence >= 0.1: "
+            print(f"  {label}, RT60 {rt60}: active sources with confidence >= 0.6: "
                   f"{scores['confident'].cells(single)[0]}", file=sys.stderr, flush=True)
 
 

@@ -44,6 +44,8 @@ public final class StreamingAnalyzer {
     private var frontBack: FrontBackResolver
     /// Front/back of each tracked source (with an IMU and the source tracker).
     private var sourceFrontBack: SourceFrontBack
+    /// The sources' reported confidence, as measured (``SourceConfidenceCalibration``).
+    private let sourceCalibration = SourceConfidenceCalibration()
     private var headTurn = HeadTurn()
     /// True when the input is a Mid-Side pair to decode (``ArrayModel/channelsAreMidSide``).
     private let decodesMidSide: Bool
@@ -133,6 +135,7 @@ public final class StreamingAnalyzer {
         tail.reset()
         frontBack.reset()
         sourceFrontBack.reset()
+        sourceCalibration.reset()
         headTurn.reset()
         blocker.reset()
         sourceCandidates?.reset()
@@ -368,5 +371,6 @@ public final class StreamingAnalyzer {
             resolved.worldAzimuth = frame.worldAzimuth(resolved.azimuth, hemisphere: hemisphere)
             record.sources.append(resolved)
         }
+        sourceCalibration.calibrate(&record.sources, time: record.time, frameLevelDBFS: record.levelDBFS)
     }
 }
