@@ -210,7 +210,9 @@ footer { color:var(--dim); font-size:0.8rem; text-align:center; }
         c.setAttribute("r", 2.5); c.setAttribute("opacity", (0.08 + 0.3 * i / TRAIL).toFixed(2));
         tg.appendChild(c);
       });
-      const conf = Math.max(0, Math.min(1, s.confidence || 0));
+      // A source's confidence is a measured share of real sources, about 0.5…0.95
+      // (OutputFormat.md): that range drives the dot's size and strength.
+      const conf = Math.max(0, Math.min(1, ((s.confidence || 0) - 0.5) / 0.45));
       const [x, y] = point(s.azimuth, 78);
       const grp = document.createElementNS(NS, "g");
       grp.setAttribute("class", "src");

@@ -444,15 +444,16 @@ package final class MultiSourceTracker {
         while t < trackCount {
             let track = tracks[t]
             let reflection = track.echo >= Self.echoLimit
-            // Fed by a steady source's reflection alone, never by an onset, and younger than a
-            // steady source (see the notes).
+            // Fed by a reflection's candidates alone, never by an onset, and either named the
+            // later copy by the level ripples or younger than a steady source (see the notes).
             let steadyImage = track.confirmed && track.steadyFeed >= Self.steadyFeedLimit && !track.tookOnsets
                 && (track.laterFeed >= Self.steadyFeedLimit || hasOlderSteadySource(than: track))
             let dead = track.confirmed
                 ? track.misses > min(deathFrames, Self.patience * track.hits) || reflection || steadyImage
                 : track.misses >= Self.tentativeMisses
             if dead {
-                if track.confirmed && !reflection { remember(track) }
+                // A reflection's track leaves no id to take back.
+                if track.confirmed && !reflection && !steadyImage { remember(track) }
                 tracks[t] = tracks[trackCount - 1]
                 trackCount -= 1
                 continue

@@ -204,17 +204,22 @@ package final class ReflectionImageTest {
     }
 
     /// The averaged level ripple's cosine component at quefrency `t` samples:
-    /// `Σₖ ripple[k]·cos(2πkt/N)` over the bins between DC and Nyquist, divided by their number.
-    /// A copy of the sound `Δ` samples behind it in the left channel alone adds a positive
-    /// component at `Δ`; in the right channel alone, a negative one.
+    /// `Σₖ (ripple[k] − mean)·cos(2πkt/N)` over the bins between DC and Nyquist, divided by their
+    /// number. The bins' mean is taken out first: a level difference that is the same in every
+    /// bin (mismatched capsules, a head's shadow) is no ripple, and would leak into every
+    /// quefrency as `mean·sin(πt)/(πt)`. A copy of the sound `Δ` samples behind it in the left
+    /// channel alone adds a positive component at `Δ`; in the right channel alone, a negative one.
     func rippleComponent(at t: Double) -> Double {
         let y = ripple.baseAddress, bins = fftSize / 2
+        var mean = 0.0
+        for k in 1..<bins { mean += Double(y[k]) }
+        mean /= Double(bins - 1)
         let step = 2 * Double.pi * t / Double(fftSize)
         // cos(kθ) by the rotation (cos, sin) ← (cos·cosθ − sin·sinθ, sin·cosθ + cos·sinθ).
         let c1 = cos(step), s1 = sin(step)
         var c = c1, s = s1, sum = 0.0
         for k in 1..<bins {
-            sum += Double(y[k]) * c
+            sum += (Double(y[k]) - mean) * c
             (c, s) = (c * c1 - s * s1, s * c1 + c * s1)
         }
         return sum / Double(bins - 1)

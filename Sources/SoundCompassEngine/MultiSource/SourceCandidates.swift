@@ -22,15 +22,18 @@ package struct SourceCandidate: Sendable, Equatable {
     /// The index, among the frame's candidates, of the stronger candidate behind ``echo`` (−1
     /// when `echo` is 0).
     package var echoPartner: Int = -1
-    /// Whether it is a reflection of a stronger steady candidate, told by their cross terms
-    /// (see `ReflectionImageTest.swift`): it may feed a source but starts none.
+    /// Whether it is a reflection of another candidate, told by their cross terms (see
+    /// `ReflectionImageTest.swift`): the later copy by the channels' level ripples, or the
+    /// weaker of two steady candidates when the ripples do not tell. It may feed a source but
+    /// starts none.
     package var steadyReflection = false
     /// Whether the channels' level ripples name it the later of two copies of one sound
     /// (``ReflectionImageTest/firstCopy(lagA:lagB:farLag:strict:)``): a ``steadyReflection`` told by
     /// which copy arrived first, not by which peak is higher.
     package var laterCopy = false
     /// Whether it was read from the onset average beside a steady source (see
-    /// `ExcessCandidateSearch.swift`): new sound, so no steady source's reflection.
+    /// `ExcessCandidateSearch.swift`): new sound, so never judged against a steady candidate
+    /// (only against another copy of new sound).
     package var fromOnsets = false
 
     /// A candidate with the given fields (see each; `azimuth` in degrees).
@@ -451,9 +454,13 @@ package final class SourceCandidateFinder {
         excessSearch?.holdsLittleNewSound(j) ?? true
     }
 
-    /// Marks ``SourceCandidate/steadyReflection`` on each steady candidate of the plain average
-    /// that is a reflection of a stronger steady one (see ``ReflectionImageTest``): only between
-    /// candidates that hold little new sound, at least two; the weaker of a pair is the image.
+    /// Marks ``SourceCandidate/steadyReflection`` (and ``SourceCandidate/laterCopy``) on each
+    /// candidate that is a reflection of another (see ``ReflectionImageTest``): only between
+    /// candidates alike in new sound. Two steady ones: the later copy by the level ripples, the
+    /// weaker when they do not tell. Two holding new sound: only when the ripples tell, strictly.
+    /// (An onset candidate's `strength` is its height in the onset average, so its least cross
+    /// term, a share of it, is on that scale: the test of a talker's reflections beside a steady
+    /// noise is the more cautious for it.)
     private func markImages() {
         guard count > 1, let images, images.canTest else { return }
         let background = images.backgroundHeight()

@@ -25,8 +25,9 @@ import Musl
 /// under the truth: it is left out.)
 ///
 /// A component that owns its state: the first time each recent id was listed (a ring of
-/// ``capacity`` ids; ids only grow, so the oldest is the one to forget). No allocation after
-/// `init`.
+/// ``capacity`` ids, the first inserted forgotten first: ids only grow, and a recalled id is
+/// still remembered, so that is the smallest). No allocation after `init`. The model's range
+/// is about 0.51 (no evidence, new, 40 dB under the frame) to 0.95.
 package final class SourceConfidenceCalibration {
     /// Set to report the tracker's own confidence (to refit the weights from records).
     package static let isIdentity = false
