@@ -109,7 +109,8 @@ package final class ReflectionImageTest {
     /// Frames averaged (the average is their plain mean until ``imageWindowSeconds`` have passed).
     private var frames = 0
     /// Per bin, the level ripple `(|L|² − |R|²)/(|L|² + |R|²)` averaged like ``average`` (bins
-    /// 0…N/2): which of two copies of one sound arrived first (``firstCopy(lagA:lagB:farLag:strict:)``).
+    /// 0…N/2 − 1; Nyquist is never read): which of two copies of one sound arrived first
+    /// (``firstCopy(lagA:lagB:farLag:strict:)``).
     private let ripple: AlignedFloats
 
     /// - Parameters:
@@ -123,7 +124,8 @@ package final class ReflectionImageTest {
         self.fftSize = fftSize
         self.smoothing = Float(min(1, hopDuration / Self.imageWindowSeconds))
         self.average = AlignedFloats(count: 2 * lag + 1)
-        self.ripple = AlignedFloats(count: fftSize / 2 + 1)
+        // The estimator's FFT size is a power of two of at least 16: N/2 bins are whole vectors.
+        self.ripple = AlignedFloats(count: fftSize / 2)
     }
 
     /// Forgets the averages.
@@ -167,7 +169,7 @@ package final class ReflectionImageTest {
         let a = smoothing, L = lag, n = fftSize
         guard let c = correlation else {
             Self.blend(image, toward: image, count: 2 * L + 1, share: a, scale: 0)
-            Self.blend(levels, toward: levels, count: n / 2 + 1, share: a, scale: 0)
+            Self.blend(levels, toward: levels, count: n / 2, share: a, scale: 0)
             return
         }
         // Until the window has filled, the plain mean of the frames so far.
@@ -179,41 +181,39 @@ package final class ReflectionImageTest {
         blendRipple(spectra, share: b, scale: weight)
     }
 
-    /// `ripple[k] += share·(scale·(|L|² − |R|²)/(|L|² + |R|²) − ripple[k])`, eight bins at a time
-    /// (0 for a silent bin).
+    /// `ripple[k] += share·(scale·(|L|² − |R|²)/(|L|² + |R|²) − ripple[k])` for bins 0…N/2 − 1,
+    /// eight at a time    /// (0 for a silent bin).
     private func blendRipple(_ spectra: FrameSpectra, share: Float, scale: Float) {
         typealias V = SIMD8<Float>
-        let y = ripple.baseAddress, bins = fftSize / 2 + 1
+        let y = ripple.baseAddress, bins = fftSize / 2
         let vb = V(repeating: share), vw = V(repeating: scale), tiny = V(repeating: .leastNormalMagnitude)
-        var k = 0
-        while k + 8 <= bins {
+        for k in stride(from: 0, to: bins, by: 8) {
             let (lr, li) = FrameSpectra.eightBins(spectra.left, from: k)
             let (rr, ri) = FrameSpectra.eightBins(spectra.right, from: k)
             let pl = lr * lr + li * li, pr = rr * rr + ri * ri
             let r = (pl - pr) / (pl + pr + tiny)
             let old = UnsafeRawPointer(y + k).loadUnaligned(as: V.self)
             UnsafeMutableRawPointer(y + k).storeBytes(of: old + vb * (vw * r - old), as: V.self)
-            k += 8
-        }
-        while k < bins {
-            let pl = spectra.left[2 * k] * spectra.left[2 * k] + spectra.left[2 * k + 1] * spectra.left[2 * k + 1]
-            let pr = spectra.right[2 * k] * spectra.right[2 * k] + spectra.right[2 * k + 1] * spectra.right[2 * k + 1]
-            y[k] += share * (scale * (pl - pr) / (pl + pr + .leastNormalMagnitude) - y[k])
-            k += 1
         }
     }
 
-    /// The averaged level ripple's cosine component at quefrency `t` samples:
-    /// `Σₖ (ripple[k] − mean)·cos(2πkt/N)` over the bins between DC and Nyquist, divided by their
-    /// number. The bins' mean is taken out first: a level difference that is the same in every
-    /// bin (mismatched capsules, a head's shadow) is no ripple, and would leak into every
-    /// quefrency as `mean·sin(πt)/(πt)`. A copy of the sound `Δ` samples behind it in the left
-    /// channel alone adds a positive component at `Δ`; in the right channel alone, a negative one.
-    func rippleComponent(at t: Double) -> Double {
+    /// The averaged level ripple's mean over the bins between DC and Nyquist: a level difference
+    /// that is the same in every bin (mismatched capsules, a head's shadow) is no ripple, and
+    /// would leak into every quefrency `t` as `mean·sin(πt)/(πt)`.
+    private func rippleMean() -> Double {
         let y = ripple.baseAddress, bins = fftSize / 2
         var mean = 0.0
         for k in 1..<bins { mean += Double(y[k]) }
-        mean /= Double(bins - 1)
+        return mean / Double(bins - 1)
+    }
+
+    /// The averaged level ripple's cosine component at quefrency `t` samples, its `mean`
+    /// (``rippleMean()``) taken out: `Σₖ (ripple[k] − mean)·cos(2πkt/N)` over the bins between
+    /// DC and Nyquist, divided by their number. A copy of the sound `Δ` samples behind it in the
+    /// left channel alone adds a positive component at `Δ`; in the right channel alone, a
+    /// negative one.
+    private func rippleComponent(at t: Double, mean: Double) -> Double {
+        let y = ripple.baseAddress, bins = fftSize / 2
         let step = 2 * Double.pi * t / Double(fftSize)
         // cos(kθ) by the rotation (cos, sin) ← (cos·cosθ − sin·sinθ, sin·cosθ + cos·sinθ).
         let c1 = cos(step), s1 = sin(step)
@@ -244,7 +244,8 @@ package final class ReflectionImageTest {
     ///   `(|L|² − |R|²)/(|L|² + |R|²)`).
     package func copyRipples(lagA a: Double, lagB b: Double, farLag: Double) -> (atB: Double, atA: Double) {
         let x = max(farLag, a + b - farLag)
-        return (rippleComponent(at: x - b), rippleComponent(at: x - a))
+        let mean = rippleMean()
+        return (rippleComponent(at: x - b, mean: mean), rippleComponent(at: x - a, mean: mean))
     }
 
     /// Which of two copies of one sound reached the pair first.
