@@ -63,6 +63,7 @@ Usage: Benchmarks/accuracy/evaluate.py [--quick] [--markdown] [--only KIND:RT60:
        Benchmarks/accuracy/evaluate.py --multi [--markdown] [--cache DIR] [--max-sources N] [--source-window S]
                                        [--coincident] [--detail] [--no-baselines]
        Benchmarks/accuracy/evaluate.py --steady [--no-steady-sources] [--only RT60:NOISE_DB] [--detail] [--cache DIR]
+       Benchmarks/accuracy/evaluate.py --diffuse-field [--cache DIR]   (a talker in diffuse noise per azimuth)
   --only KIND:RT60:SNR   one condition, e.g. speech:0.6:10 or diffuse:0.3:0
   --cache DIR            keep the room renders in DIR (keyed by their parameters) for re-runs
   --snrs LIST            the sensor-noise SNRs of the speech rows, dB
@@ -798,8 +799,66 @@ def steady_main():
         print(("| " + " | ".join(cells) + " |") if markdown else "  ".join(cells), flush=True)
 
 
+# ---------------------------------------------------------------------------------------------
+# A talker in a diffuse noise field, per azimuth (--diffuse-field): issue 46, item 2.
+
+def sinc_diffuse(n, seed, white=False):
+    """Two channels of diffuse noise as a spaced pair hears it (Habets and Gannot's mixing:
+    L = N1, R = G*N1 + sqrt(1 - G^2)*N2 per frequency, G = sin(2 pi f d/c)/(2 pi f d/c)), pink
+    unless `white`, RMS 1 per channel."""
+    rng = np.random.default_rng(seed)
+    f = np.fft.rfftfreq(n, 1 / FS)
+    n1, n2 = np.fft.rfft(rng.standard_normal(n)), np.fft.rfft(rng.standard_normal(n))
+    g = np.sinc(2 * f * SPACING / 343.0)  # np.sinc(x) = sin(pi x)/(pi x)
+    x1, x2 = n1, g * n1 + np.sqrt(np.maximum(0, 1 - g * g)) * n2
+    if not white:
+        w = np.zeros_like(f)
+        w[1:] = 1 / np.sqrt(f[1:] / f[1])
+        x1, x2 = x1 * w, x2 * w
+    x = np.vstack([np.fft.irfft(x1, n), np.fft.irfft(x2, n)])
+    return x / np.sqrt(np.mean(x ** 2, axis=1, keepdims=True))
+
+
+def diffuse_field_main():
+    """Per azimuth (-60 ... 60 in 20 degree steps), the share of the talker's audible frames
+    (frame_truth) whose tracked `azimuth` is within 10 degrees, and its median error: the speech
+    talker in the RT60 0.3 s room, in diffuse noise at 0 dB SNR (against the talker's power on
+    its audible samples, as add_diffuse), sensor noise 30 dB below. Fields: pink and white noise
+    with sinc coherence (sinc_diffuse, seeds 300 + azimuth index), and the wall-source noise of
+    the "diffuse" rows with 12 and 6 sources (seeds 500-504: fewer, nearer sources are closer to
+    several steady point sources than to a diffuse field)."""
+    seconds, rt60 = 8.0, 0.3
+    dry = speech(seconds)
+    active = activity(dry)
+    azimuths = [-60, -40, -20, 0, 20, 40, 60]
+    global DIFFUSE_SOURCES
+    fields = [("sinc pink", lambda k, az: [sinc_diffuse(len(dry), 300 + k)]),
+              ("sinc white", lambda k, az: [sinc_diffuse(len(dry), 300 + k, white=True)]),
+              ("12 wall sources", lambda k, az: [diffuse_noise(seconds, rt60, seed) for seed in range(500, 505)]),
+              ("6 wall sources", lambda k, az: [diffuse_noise(seconds, rt60, seed) for seed in range(500, 505)])]
+    print("field  " + "  ".join(f"{a:+d}: <=10 / median" for a in azimuths) + "  worst <=10  pooled <=10")
+    for name, noises in fields:
+        DIFFUSE_SOURCES = 6 if name.startswith("6") else 12
+        cells, shares, pooled = [], [], []
+        for k, az in enumerate(azimuths):
+            wet = cached(("static", False, seconds, rt60, az, pra.__version__), lambda: render(dry, lambda t: float(az), rt60))
+            errors = []
+            for noise in noises(k, az):
+                noisy = add_diffuse(wet, active, noise, 0, seed=100 + k)
+                errors += soundcompass(noisy, lambda t, a=az: float(a), dry, wet)[0]
+            e = np.array(errors)
+            shares.append(np.mean(e <= 10))
+            pooled += errors
+            cells.append(f"{100 * np.mean(e <= 10):3.0f}% / {np.median(e):4.1f}")
+        print(f"{name}  " + "  ".join(cells) + f"  {100 * min(shares):3.0f}%  {100 * np.mean(np.array(pooled) <= 10):3.0f}%", flush=True)
+
+
 if __name__ == "__main__":
-    if "--steady" in sys.argv:
+    if "--diffuse-field" in sys.argv:
+        if "--cache" in sys.argv:
+            CACHE = sys.argv[sys.argv.index("--cache") + 1]
+        diffuse_field_main()
+    elif "--steady" in sys.argv:
         steady_main()
     elif "--multi" in sys.argv:
         multi_main()
