@@ -857,6 +857,7 @@ if __name__ == "__main__":
     if "--diffuse-field" in sys.argv:
         if "--cache" in sys.argv:
             CACHE = sys.argv[sys.argv.index("--cache") + 1]
+            os.makedirs(CACHE, exist_ok=True)
         diffuse_field_main()
     elif "--steady" in sys.argv:
         steady_main()
