@@ -124,12 +124,17 @@ def pink(seconds, seed):
     """Pink (1/f power) noise, RMS 0.05."""
     rng = np.random.default_rng(seed)
     n = int(seconds * FS)
-    spectrum = np.fft.rfft(rng.standard_normal(n))
+    x = np.fft.irfft(pink_shaped(np.fft.rfft(rng.standard_normal(n)), n), n)
+    return x / np.sqrt(np.mean(x ** 2)) * 0.05
+
+
+def pink_shaped(spectrum, n):
+    """`spectrum` (an rfft of `n` samples, changed in place) given a 1/f power: bin k divided
+    by sqrt(k), DC zeroed."""
     f = np.fft.rfftfreq(n, 1 / FS)
     spectrum[1:] /= np.sqrt(f[1:] / f[1])
     spectrum[0] = 0
-    x = np.fft.irfft(spectrum, n)
-    return x / np.sqrt(np.mean(x ** 2)) * 0.05
+    return spectrum
 
 
 DIFFUSE_SOURCES = 12
@@ -169,15 +174,15 @@ def cached(key, make):
     return value
 
 
-def diffuse_noise(seconds, rt60, seed):
-    """The two microphone signals of DIFFUSE_SOURCES independent pink-noise sources near the walls."""
+def diffuse_noise(seconds, rt60, seed, count=DIFFUSE_SOURCES):
+    """The two microphone signals of `count` independent pink-noise sources near the walls."""
     def make():
         r = room(rt60)
-        for i, p in enumerate(wall_positions(DIFFUSE_SOURCES, seed)):
+        for i, p in enumerate(wall_positions(count, seed)):
             r.add_source(p, signal=pink(seconds, seed * 100 + i))
         r.simulate()
         return r.mic_array.signals[:, :int(seconds * FS)]
-    return cached(("diffuse noise", seconds, rt60, seed, DIFFUSE_SOURCES, pra.__version__), make)
+    return cached(("diffuse noise", seconds, rt60, seed, count, pra.__version__), make)
 
 
 def position(azimuth):
@@ -812,9 +817,7 @@ def sinc_diffuse(n, seed, white=False):
     g = np.sinc(2 * f * SPACING / 343.0)  # np.sinc(x) = sin(pi x)/(pi x)
     x1, x2 = n1, g * n1 + np.sqrt(np.maximum(0, 1 - g * g)) * n2
     if not white:
-        w = np.zeros_like(f)
-        w[1:] = 1 / np.sqrt(f[1:] / f[1])
-        x1, x2 = x1 * w, x2 * w
+        x1, x2 = pink_shaped(x1, n), pink_shaped(x2, n)
     x = np.vstack([np.fft.irfft(x1, n), np.fft.irfft(x2, n)])
     return x / np.sqrt(np.mean(x ** 2, axis=1, keepdims=True))
 
@@ -831,19 +834,18 @@ def diffuse_field_main():
     dry = speech(seconds)
     active = activity(dry)
     azimuths = [-60, -40, -20, 0, 20, 40, 60]
-    global DIFFUSE_SOURCES
-    fields = [("sinc pink", lambda k, az: [sinc_diffuse(len(dry), 300 + k)]),
-              ("sinc white", lambda k, az: [sinc_diffuse(len(dry), 300 + k, white=True)]),
-              ("12 wall sources", lambda k, az: [diffuse_noise(seconds, rt60, seed) for seed in range(500, 505)]),
-              ("6 wall sources", lambda k, az: [diffuse_noise(seconds, rt60, seed) for seed in range(500, 505)])]
+    def walls(count):
+        return lambda k: [diffuse_noise(seconds, rt60, seed, count) for seed in range(500, 505)]
+    fields = [("sinc pink", lambda k: [sinc_diffuse(len(dry), 300 + k)]),
+              ("sinc white", lambda k: [sinc_diffuse(len(dry), 300 + k, white=True)]),
+              ("12 wall sources", walls(12)), ("6 wall sources", walls(6))]
     print("field  " + "  ".join(f"{a:+d}: <=10 / median" for a in azimuths) + "  worst <=10  pooled <=10")
     for name, noises in fields:
-        DIFFUSE_SOURCES = 6 if name.startswith("6") else 12
         cells, shares, pooled = [], [], []
         for k, az in enumerate(azimuths):
             wet = cached(("static", False, seconds, rt60, az, pra.__version__), lambda: render(dry, lambda t: float(az), rt60))
             errors = []
-            for noise in noises(k, az):
+            for noise in noises(k):
                 noisy = add_diffuse(wet, active, noise, 0, seed=100 + k)
                 errors += soundcompass(noisy, lambda t, a=az: float(a), dry, wet)[0]
             e = np.array(errors)

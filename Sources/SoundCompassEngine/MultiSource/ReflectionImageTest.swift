@@ -182,7 +182,7 @@ package final class ReflectionImageTest {
     }
 
     /// `ripple[k] += share·(scale·(|L|² − |R|²)/(|L|² + |R|²) − ripple[k])` for bins 0…N/2 − 1,
-    /// eight at a time    /// (0 for a silent bin).
+    /// eight at a time (0 for a silent bin).
     private func blendRipple(_ spectra: FrameSpectra, share: Float, scale: Float) {
         typealias V = SIMD8<Float>
         let y = ripple.baseAddress, bins = fftSize / 2
