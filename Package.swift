@@ -10,6 +10,9 @@ let package = Package(
         .library(name: "SoundCompassClassifier", targets: ["SoundCompassClassifier"]),
         .library(name: "TestSignals", targets: ["TestSignals"]),
         .executable(name: "soundcompass", targets: ["SoundCompassCLI"]),
+        // The engine for C and other languages (Python: python/, Docs/Python.md): libSoundCompassC.so,
+        // with the header Sources/CSoundCompass/include/soundcompass.h.
+        .library(name: "SoundCompassC", type: .dynamic, targets: ["SoundCompassC"]),
     ],
     // The tool's optional features. Both are on by default; a build without them
     // (`--disable-default-traits`, or `--traits Classifier`) says so when asked for one:
@@ -128,11 +131,34 @@ let package = Package(
             path: "TestSignals"
         ),
 
+        // MARK: - The analysis options, shared by the command-line tool and the C interface (the same
+        // names, defaults, checks and messages)
+        .target(
+            name: "SoundCompassOptions",
+            dependencies: [
+                "SoundCompass",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/SoundCompassOptions"
+        ),
+
+        // MARK: - The C interface: a versioned header (CSoundCompass) and its Swift implementation
+        .target(
+            name: "CSoundCompass",
+            path: "Sources/CSoundCompass"
+        ),
+        .target(
+            name: "SoundCompassC",
+            dependencies: ["SoundCompass", "SoundCompassOptions", "CSoundCompass"],
+            path: "Sources/SoundCompassC"
+        ),
+
         // MARK: - Command-line tool
         .executableTarget(
             name: "SoundCompassCLI",
             dependencies: [
                 "SoundCompass",
+                "SoundCompassOptions",
                 "TestSignals",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .target(name: "SoundCompassClassifier", condition: .when(traits: ["Classifier"])),
@@ -215,7 +241,7 @@ let package = Package(
             name: "SoundCompassAllocationTests",
             dependencies: [
                 "SoundCompassEngine", "SoundCompassIO", "SoundCompassClassifier", "TestSignals", "TestSupport",
-                "CMallocCounter",
+                "CMallocCounter", "SoundCompassC", "CSoundCompass",
             ]
         ),
     ],

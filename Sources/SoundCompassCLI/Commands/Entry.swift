@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SoundCompass
+import SoundCompassOptions
 
 #if canImport(Glibc)
 import Glibc
@@ -52,18 +53,9 @@ enum Entry {
         if error is ExitCode { return code.rawValue }
         let message = SoundCompassCommand.message(for: error)
         if !message.isEmpty {
-            let oneLine = message.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
-                .filter { !$0.isEmpty }.joined(separator: "; ")
             let help = "soundcompass" + (subcommand.map { " \($0._commandName)" } ?? "") + " --help"
-            Diagnostics.error(Self.lowercasingFirst(oneLine) + " (see '\(help)')")
+            Diagnostics.error(oneLineMessage(message) + " (see '\(help)')")
         }
         return code.rawValue
-    }
-
-    /// The parser's messages start with a capital ("Missing value for…"); the rest of a
-    /// `soundcompass: error:` line does not.
-    private static func lowercasingFirst(_ text: String) -> String {
-        guard let first = text.first, first.isUppercase, text.dropFirst().first?.isLowercase == true else { return text }
-        return first.lowercased() + text.dropFirst()
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import SoundCompass
+import SoundCompassOptions
 
 extension SoundCompassCommand {
     /// `soundcompass head FILE.sofa`: a measured head's delay and level tables, as the engine

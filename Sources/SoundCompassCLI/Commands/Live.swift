@@ -1,5 +1,6 @@
 import ArgumentParser
 import SoundCompass
+import SoundCompassOptions
 
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SoundCompass
+import SoundCompassOptions
 import TestSignals
 
 extension SoundCompassCommand {
@@ -339,13 +340,6 @@ struct TurnSpec: ExpressibleByArgument {
 
     var motion: YawMotion { .sinusoid(amplitude: amplitude, period: period, start: start) }
     static var allValueStrings: [String] { [] }
-}
-
-/// Why an option's value cannot be used; its description follows the parser's "The value 'x'
-/// is invalid for '--option':".
-struct ArgumentProblem: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }
 
 /// `KIND@AZIMUTH[@START-END]`, see `synth --help`.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import SoundCompass
+import SoundCompassOptions
 import TestSignals
 
 extension SoundCompassCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SoundCompass
+import SoundCompassOptions
 
 #if canImport(Glibc)
 import Glibc

@@ -5,6 +5,7 @@ import Glibc
 import Musl
 #endif
 import SoundCompass
+import SoundCompassOptions
 import TestSignals
 
 extension PCMEncoding: ExpressibleByArgument {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import SoundCompass
+import SoundCompassOptions
 
 #if canImport(Glibc)
 import Glibc
@@ -32,6 +33,8 @@ struct CLIFailure: Error {
         switch error {
         case let failure as CLIFailure:
             self = failure
+        case let failure as OptionFailure:
+            self.init(failure.description, status: .usage)
         case let failure as WholeFileWriter.Failure:
             self.init(failure)
         case let error as SoundFileError:

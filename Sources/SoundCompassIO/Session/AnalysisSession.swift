@@ -136,7 +136,7 @@ public final class AnalysisSession {
     static let nonFiniteGraceSeconds = 0.5
 
     /// Throws when more than 1 % of the samples so far (after the first half second) were NaN/Inf.
-    private func checkNonFinite() throws {
+    package func checkNonFinite() throws {
         let count = analyzer.nonFiniteSampleCount
         guard count > 0 else { return }
         let frames = analyzer.samplesProcessed

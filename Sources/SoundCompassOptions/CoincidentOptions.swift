@@ -1,13 +1,14 @@
 import ArgumentParser
+import Foundation
 import SoundCompass
 
 /// `--pattern`: a first-order capsule pattern, by name or as its coefficient `a` of
 /// `a + (1 − a)·cos φ`.
-struct CapsulePattern: ExpressibleByArgument, CustomStringConvertible {
-    var coefficient: Double
-    var description: String
+package struct CapsulePattern: ExpressibleByArgument, CustomStringConvertible {
+    package var coefficient: Double
+    package var description: String
 
-    init?(argument: String) {
+    package init?(argument: String) {
         guard let pattern = try? Self.parse(argument) else { return nil }
         self = pattern
     }
@@ -18,7 +19,7 @@ struct CapsulePattern: ExpressibleByArgument, CustomStringConvertible {
     }
 
     /// Parses a pattern, saying what is wrong with it.
-    static func parse(_ argument: String) throws -> CapsulePattern {
+    package static func parse(_ argument: String) throws -> CapsulePattern {
         let text = argument.trimmingCharacters(in: .whitespaces).lowercased()
         let aliases = ["figure-8": "figure8", "fig8": "figure8", "bidirectional": "figure8", "omnidirectional": "omni"]
         if let named = CoincidentPair.Pattern(rawValue: aliases[text] ?? text) {
@@ -35,30 +36,32 @@ struct CapsulePattern: ExpressibleByArgument, CustomStringConvertible {
 /// The options that describe a coincident pair (`--pattern`, `--angle`, `--mid-side`,
 /// `--side-gain`), declared once for the analyses (in ``AnalysisOptions``) and synth, and checked
 /// and turned into a ``CoincidentPair`` the same way by both.
-struct CoincidentOptions: ParsableArguments {
+package struct CoincidentOptions: ParsableArguments {
+    package init() {}
+
     @Option(help: ArgumentHelp(
         "Coincident capsules' pattern: omni, cardioid, supercardioid, hypercardioid, figure8, or a first-order coefficient 0…1 (default cardioid; with --mid-side the mid capsule's).",
         valueName: "pattern"), transform: CapsulePattern.parse)
-    var pattern: CapsulePattern?
+    package var pattern: CapsulePattern?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Coincident: included angle between the capsules, degrees (default 90).", valueName: "deg"))
-    var angle: Double?
+    package var angle: Double?
 
     @Flag(help: "Coincident: raw Mid-Side channels, M then S (S's positive lobe to the left): synth writes them; the analyses decode L = M + S, R = M − S.")
-    var midSide = false
+    package var midSide = false
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Mid-Side: the side capsule's gain relative to the mid's (default 1).", valueName: "gain"))
-    var sideGain: Double?
+    package var sideGain: Double?
 
     /// The options given, by name.
-    var given: [String] {
+    package var given: [String] {
         [pattern.map { _ in "--pattern" }, angle.map { _ in "--angle" }, midSide ? "--mid-side" : nil,
          sideGain.map { _ in "--side-gain" }].compactMap { $0 }
     }
 
     /// Refuses values out of range and options that do not go together.
     /// - Parameter kind: the array model the options are for.
-    func validate(kind: ArrayModel.Kind) throws {
+    package func validate(kind: ArrayModel.Kind) throws {
         if kind != .coincident, let first = given.first {
             throw ValidationError("\(first) applies to --array coincident (the \(kind.rawValue) model has no capsule patterns)")
         }
@@ -78,7 +81,7 @@ struct CoincidentOptions: ParsableArguments {
 
     /// The pair: an XY pair of `--pattern` capsules at `--angle`, or with `--mid-side` the pair
     /// that M (`--pattern`) and S (`--side-gain`) decode to. Call after ``validate(kind:)``.
-    var pair: CoincidentPair {
+    package var pair: CoincidentPair {
         let a = pattern?.coefficient ?? CoincidentPair.xyCardioids.pattern
         if midSide { return .midSide(midPattern: a, sideGain: sideGain ?? 1) }
         return CoincidentPair(pattern: a, includedAngleDegrees: angle ?? CoincidentPair.xyCardioids.includedAngleDegrees)
@@ -88,7 +91,7 @@ struct CoincidentOptions: ParsableArguments {
 extension AnalysisOptions {
     /// Checks the coincident pair's options against the array model and `--profile`, and
     /// refuses `--ild-gain` for a coincident pair (whose level cue follows from its capsules).
-    func validateCoincident() throws {
+    package func validateCoincident() throws {
         let choice = coincident
         if profile != nil, let first = choice.given.first {
             throw ValidationError("\(first) conflicts with --profile, which sets the array model")
