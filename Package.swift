@@ -220,6 +220,10 @@ let package = Package(
             dependencies: ["SoundCompassServe", "SoundCompassIO", "SoundCompassEngine", "TestSupport"]
         ),
         .testTarget(
+            name: "SoundCompassCTests",
+            dependencies: ["SoundCompassC", "CSoundCompass"]
+        ),
+        .testTarget(
             name: "TestSignalsTests",
             dependencies: ["TestSignals"]
         ),

@@ -153,7 +153,13 @@ private func open(
         (status, message) = describe(failure)
     }
     if let error, errorSize > 0 {
-        let bytes = Array(message.utf8.prefix(errorSize - 1))
+        // Whole characters only: a message cut short is still valid UTF-8.
+        var bytes: [UInt8] = []
+        for scalar in message.unicodeScalars {
+            let encoded = Array(String(scalar).utf8)
+            guard bytes.count + encoded.count <= errorSize - 1 else { break }
+            bytes += encoded
+        }
         for (i, byte) in bytes.enumerated() { error[i] = CChar(bitPattern: byte) }
         error[bytes.count] = 0
     }

@@ -279,12 +279,13 @@ def analyze_file(path: str | os.PathLike, **options: Any):
     band_counts = records["band_count"].astype(np.int64)
     band_used = (np.arange(max(nb, 1))[None, :] < band_counts[:, None]).reshape(-1)[: len(bands)]
     used_bands = bands[band_used] if nb else bands[:0]
-    names = np.array([b[0] for b in band_info] or [""], dtype=object)
+    names = pa.array([b[0] for b in band_info], pa.string())
     lows = np.array([b[1] for b in band_info] or [0.0])
     highs = np.array([b[2] for b in band_info] or [0.0])
     index = used_bands["index"]
     band_struct = pa.StructArray.from_arrays(
-        [pa.array(names[index], pa.string()), pa.array(lows[index]), pa.array(highs[index]),
+        [pa.DictionaryArray.from_arrays(pa.array(index), names) if nb else pa.array([], pa.string()),
+         pa.array(lows[index]), pa.array(highs[index]),
          pa.array(used_bands["azimuth"]), pa.array(used_bands["confidence"]), pa.array(used_bands["level_dbfs"]),
          pa.array(used_bands["loudest"].astype(bool))],
         names=["name", "low_hz", "high_hz", "azimuth", "confidence", "level_dbfs", "loudest"])
@@ -297,11 +298,12 @@ def analyze_file(path: str | os.PathLike, **options: Any):
     source_used = (np.arange(stride)[None, :] < source_counts[:, None]).reshape(-1)[: len(sources)]
     used = sources[source_used] if max_sources else sources[:0]
     world = used["world_azimuth"]
-    hemispheres = np.array(_native.HEMISPHERES, dtype=object)
+    hemispheres = pa.array(_native.HEMISPHERES, pa.string())
     source_struct = pa.StructArray.from_arrays(
         [pa.array(used["id"]), pa.array(used["azimuth"]), pa.array(used["confidence"]),
          pa.array(used["level_dbfs"]), pa.array(used["active"].astype(bool)),
-         pa.array(world, mask=np.isnan(world)), pa.array(hemispheres[used["hemisphere"]], pa.string())],
+         pa.array(world, mask=np.isnan(world)),
+         pa.DictionaryArray.from_arrays(pa.array(used["hemisphere"]), hemispheres)],
         names=["id", "azimuth", "confidence", "level_dbfs", "active", "world_azimuth", "hemisphere"])
     source_offsets = np.concatenate([[0], np.cumsum(source_counts)]).astype(np.int32)
     frame["sources"] = pd.arrays.ArrowExtensionArray(pa.ListArray.from_arrays(pa.array(source_offsets), source_struct))
