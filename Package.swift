@@ -269,7 +269,9 @@ if Context.environment["SOUNDCOMPASS_FUZZ"] == "1" {
         // SwiftPM links no executable target's code into another executable: scripts/fuzz compiles
         // the CLI first and names its object files in SOUNDCOMPASS_FUZZ_CLI_OBJECTS.
         .executableTarget(
-            name: "FuzzOptions", dependencies: ["FuzzSupport", "SoundCompass", "SoundCompassClassifier", "SoundCompassCLI"], path: "Fuzz/Options",
+            name: "FuzzOptions",
+            dependencies: ["FuzzSupport", "SoundCompass", "SoundCompassClassifier", "SoundCompassOptions", "SoundCompassCLI"],
+            path: "Fuzz/Options",
             linkerSettings: [.unsafeFlags(
                 (Context.environment["SOUNDCOMPASS_FUZZ_CLI_OBJECTS"] ?? "").split(separator: " ").map(String.init))]),
     ]

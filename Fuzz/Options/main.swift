@@ -5,6 +5,7 @@
 import FuzzSupport
 import SoundCompass
 @testable import SoundCompassCLI
+import SoundCompassOptions
 
 let subcommands = ["analyze", "live", "trace", "calibrate", "devices", "synth", "help", "--help", "a", "tracee"]
 

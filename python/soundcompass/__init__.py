@@ -155,7 +155,10 @@ class Analyzer:
             lib.sc_analyzer_destroy(handle)
 
     def __del__(self) -> None:
-        self.close()
+        try:
+            self.close()
+        except Exception:  # at interpreter exit the library may already be gone
+            pass
 
     def __enter__(self) -> "Analyzer":
         return self
