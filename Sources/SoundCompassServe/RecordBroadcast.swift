@@ -34,6 +34,11 @@ package final class RecordBroadcast: Sendable {
         package var replayRecords: Int
         /// Records a client may have pending; beyond, its oldest are skipped.
         package var queueRecords: Int
+        /// Records of a replay handed out at a time (a write of a few kilobytes): a replay
+        /// skips nothing the ring holds, and goes out in writes this size so that a client
+        /// that does not read holds only the writes its channel took before it stopped being
+        /// writable.
+        package var replayChunkRecords: Int
         /// A write pending this long drops the client, ns.
         package var stallNanoseconds: UInt64
         /// A client idle this long gets a heartbeat, ns.
@@ -49,18 +54,20 @@ package final class RecordBroadcast: Sendable {
         ///   - maximumClients: streaming clients at once (≥ 1).
         ///   - replayRecords: records kept for a replay (≥ 1).
         ///   - queueRecords: records a client may have pending (≥ 1).
+        ///   - replayChunkRecords: records of a replay handed out at a time (≥ 1).
         ///   - stallSeconds: a write pending this long drops the client, s.
         ///   - heartbeatSeconds: an idle client gets a heartbeat after this long, s.
         ///   - idleSeconds: a connection idle this long is closed, s (≥ 1).
         ///   - maximumConnections: connections at once; nil for ``connectionCap(descriptorLimit:)``
         ///     of the process's descriptor limit.
         package init(
-            maximumClients: Int = 16, replayRecords: Int = 256, queueRecords: Int = 32, stallSeconds: Double = 2,
-            heartbeatSeconds: Double = 5, idleSeconds: Int = 10, maximumConnections: Int? = nil
+            maximumClients: Int = 16, replayRecords: Int = 256, queueRecords: Int = 32, replayChunkRecords: Int = 8,
+            stallSeconds: Double = 2, heartbeatSeconds: Double = 5, idleSeconds: Int = 10, maximumConnections: Int? = nil
         ) {
             self.maximumClients = max(1, maximumClients)
             self.replayRecords = max(1, replayRecords)
             self.queueRecords = max(1, queueRecords)
+            self.replayChunkRecords = max(1, replayChunkRecords)
             self.stallNanoseconds = UInt64(max(0.01, stallSeconds) * 1e9)
             self.heartbeatNanoseconds = UInt64(max(0.01, heartbeatSeconds) * 1e9)
             self.idleSeconds = max(1, idleSeconds)
@@ -311,18 +318,28 @@ package final class RecordBroadcast: Sendable {
             var client = s.clients[index]
             defer { s.clients[index] = client }
             if s.newest > client.cursor {
-                let limit = client.replaying ? s.slots.count : limits.queueRecords
-                client.replaying = false
                 let oldestHeld = max(0, s.newest - s.slots.count + 1)
                 var from = client.cursor + 1
                 var skipped = 0
                 if from < oldestHeld { skipped += oldestHeld - from; from = oldestHeld }
-                if s.newest - from + 1 > limit { skipped += s.newest - limit + 1 - from; from = s.newest - limit + 1 }
-                for frame in from...s.newest {
+                let through: Int
+                if client.replaying {
+                    // A replay (`Last-Event-ID`) goes out a few records at a time and skips
+                    // nothing the ring holds: a client that asks for the whole ring and does not
+                    // read makes the server hold the few writes its channel takes before it stops
+                    // being writable, not the ring (#47 item 8).
+                    through = min(s.newest, from + limits.replayChunkRecords - 1)
+                    client.replaying = through < s.newest
+                } else {
+                    let limit = limits.queueRecords
+                    if s.newest - from + 1 > limit { skipped += s.newest - limit + 1 - from; from = s.newest - limit + 1 }
+                    through = s.newest
+                }
+                for frame in from...through {
                     s.slots[frame % s.slots.count].bytes.withUnsafeBufferPointer { deliver(frame, $0) }
                 }
-                let count = s.newest - from + 1
-                client.cursor = s.newest
+                let count = through - from + 1
+                client.cursor = through
                 client.sent += count
                 client.dropped += skipped
                 client.heartbeatDue = false

@@ -114,7 +114,7 @@ struct ServeRoutes: Sendable {
         headers[.contentType] = kind == .events ? "text/event-stream; charset=utf-8" : "application/x-ndjson"
         // A reverse proxy (nginx) would otherwise hold the stream back in its buffer.
         headers[.init("X-Accel-Buffering")!] = "no"
-        let broadcast = self.broadcast, channels = self.channels
+        let broadcast = self.broadcast, channels = self.channels, eventLoop = context.channel.eventLoop
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             defer {
                 channels.remove(id)
@@ -160,6 +160,11 @@ struct ServeRoutes: Sendable {
                     break
                 }
                 try await writer.write(out)
+                // Wait until the event loop has handed the write to the channel: the next write
+                // then waits while the channel is not writable, so a client that does not read
+                // holds about one write in the server, not all that was taken meanwhile (a
+                // replay is many writes; #47 item 8).
+                try await eventLoop.submit {}.get()
                 broadcast.wrote(client: id, now: MonotonicClock.now())
             }
         })

@@ -53,21 +53,30 @@ import SoundCompassIO
     }
 
     @Test func lastEventIDReplaysWhatTheRingHolds() throws {
-        let broadcast = RecordBroadcast(limits: .init(replayRecords: 20, queueRecords: 4))
+        let broadcast = RecordBroadcast(limits: .init(replayRecords: 20, queueRecords: 4, replayChunkRecords: 4))
         publish(broadcast, 0..<50)
-        // The ring holds 30…49; a client that has 39 is given 40…49, more than its queue.
+        // The ring holds 30…49; a client that has 39 is given 40…49, more than its queue, a
+        // replay chunk (4) at a time, nothing skipped.
         let id = try #require(broadcast.register(stream: .events, lastEventID: 39, address: "test", now: 0))
         let (result, got) = take(broadcast, id)
-        #expect(result == .records(count: 10, skipped: 0))
-        #expect(got.map(\.0) == Array(40..<50))
+        #expect(result == .records(count: 4, skipped: 0))
+        #expect(got.map(\.0) == Array(40..<44))
+        #expect(take(broadcast, id).1.map(\.0) == Array(44..<48))
+        #expect(take(broadcast, id).1.map(\.0) == [48, 49])
+        #expect(take(broadcast, id).0 == .wait)
+        // Caught up, the client is a live one again: a lag past its queue skips the oldest.
+        publish(broadcast, 50..<60)
+        let (lagResult, lagGot) = take(broadcast, id)
+        #expect(lagResult == .records(count: 4, skipped: 6))
+        #expect(lagGot.map(\.0) == Array(56..<60))
         // One older than the ring holds: from the oldest held, the gap counted as dropped.
         let old = try #require(broadcast.register(stream: .events, lastEventID: 25, address: "test", now: 0))
         let (oldResult, oldGot) = take(broadcast, old)
-        #expect(oldResult == .records(count: 20, skipped: 4))
-        #expect(oldGot.first?.0 == 30)
+        #expect(oldResult == .records(count: 4, skipped: 14))
+        #expect(oldGot.first?.0 == 40)
         // An id from another session (beyond the newest): the newest record only.
         let other = try #require(broadcast.register(stream: .events, lastEventID: 5000, address: "test", now: 0))
-        #expect(take(broadcast, other).1.map(\.0) == [49])
+        #expect(take(broadcast, other).1.map(\.0) == [59])
     }
 
     @Test func theClientLimitRefusesOneMore() throws {
