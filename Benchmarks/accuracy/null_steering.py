@@ -21,8 +21,8 @@ start an alert (SoundClassifier's rule on one patch: an alert class first of all
 
 Usage: Benchmarks/accuracy/null_steering.py [--seeds 44,45] [--cache DIR] [--jobs N]
 Needs what labels_real.py needs (pyroomacoustics, scipy, ffmpeg, the model, the set's Debian
-packages); renders scenes labels_real.py has not rendered into DIR. CPU: about 4 min per seed on
-two cores.
+packages); renders scenes labels_real.py has not rendered into DIR. Time: about 65 s for five
+seeds on two cores once the scenes are rendered (labels_real.py --cache DIR renders them).
 """
 import collections
 import multiprocessing
