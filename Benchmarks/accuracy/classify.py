@@ -48,6 +48,13 @@ SENTENCES = [
 ]
 SIRENS = {"Siren", "Civil defense siren", "Police car (siren)", "Ambulance (siren)",
           "Fire engine, fire truck (siren)", "Emergency vehicle"}
+# The angular frequency (rad/s) of each of the 257 bins of YAMNet's 512-point FFT at 16 kHz.
+OMEGA = 2 * np.pi * 16000 * np.arange(257) / 512
+
+
+def delay(azimuth):
+    """The right microphone's delay behind the left (s) for a source at `azimuth` (deg), free field."""
+    return -SPACING * np.sin(np.radians(azimuth)) / 343.0
 
 
 def speech(seconds):

@@ -25,14 +25,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import classify as C  # noqa: E402
 import yamnet_numpy as Y  # noqa: E402
 
-OMEGA = 2 * np.pi * 16000 * np.arange(257) / 512
 REJECTED = 0.03   # SourceMasks.rejectedBinGain
 LEVEL_DB = 45.0   # SourceMasks.patchLevel, dB of frame power
 MAX_GAIN = 31.62  # SourceMasks.maximumLevelGain
-
-
-def tau(azimuth):
-    return -C.SPACING * np.sin(np.radians(azimuth)) / 343.0
 
 
 def patches(mag, normalise):
@@ -79,7 +74,7 @@ def main():
         rms = {k: np.sqrt((np.abs(L) ** 2 + np.abs(R) ** 2) / 2) for k, (L, R) in spec.items()}
         L, R = spec["mix"]
         phase = np.angle(L * np.conj(R))
-        near = np.cos(phase - OMEGA * tau(30)) > np.cos(phase - OMEGA * tau(-40))  # bins to the siren
+        near = np.cos(phase - C.OMEGA * C.delay(30)) > np.cos(phase - C.OMEGA * C.delay(-40))  # bins to the siren
         ideal = rms["si"] > rms["sp"]
         M = rms["mix"]
         sirens, speech = C.SIRENS, {"Speech"}

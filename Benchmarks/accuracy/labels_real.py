@@ -285,20 +285,29 @@ def onset_alert(records, azimuth):
 
 # --- one file ------------------------------------------------------------------------------
 
-def evaluate(task):
-    """Both scenes of one file: SoundCompass and the reference, and the alert runs if asked."""
-    row, seed, cache, alerts = task
-    cls, package, path, digest = row[:4]
-    talker_path = D.TALKER_ALTERNATE if path == D.TALKER else D.TALKER
+def scene_files(row, seed, directory, signals=None):
+    """The azimuths of the source of `row` and of its talker at `seed`, and the paths of its
+    "alone" and "beside" scenes in `directory`, rendered there when missing (from `signals`, the
+    source and the talker, decoded here when not given)."""
+    path, digest = row[2], row[3]
     rng = np.random.default_rng([seed, zlib.crc32(path.encode())])
     az, talker_az = azimuths(rng)
     stem = f"{os.path.splitext(os.path.basename(path))[0]}-{digest[:8]}-seed{seed}"
-    tmp = None if cache else tempfile.mkdtemp()
-    paths = [os.path.join(cache or tmp, f"{stem}-{kind}.wav") for kind in ("alone", "beside")]
-    source, talker = scene_signals(path, talker_path)
+    paths = [os.path.join(directory, f"{stem}-{kind}.wav") for kind in ("alone", "beside")]
     if not all(os.path.exists(p) for p in paths):
+        source, talker = signals or scene_signals(path, D.TALKER_ALTERNATE if path == D.TALKER else D.TALKER)
         for p, scene in zip(paths, render_scenes(source, talker, rng, az, talker_az)):
             wavfile.write(p, FS, scene.T.astype(np.float32))
+    return az, talker_az, paths
+
+
+def evaluate(task):
+    """Both scenes of one file: SoundCompass and the reference, and the alert runs if asked."""
+    row, seed, cache, alerts = task
+    cls, package, path = row[:3]
+    tmp = None if cache else tempfile.mkdtemp()
+    source, talker = scene_signals(path, D.TALKER_ALTERNATE if path == D.TALKER else D.TALKER)
+    az, talker_az, paths = scene_files(row, seed, cache or tmp, (source, talker))
     acceptable, strict = set(D.ACCEPTABLE[cls]), set(D.STRICT[cls])
     dry = source / np.max(np.abs(source)) * 0.9
     result = {"class": cls, "path": path, "package": package, "azimuth": az, "talker_azimuth": talker_az,

@@ -28,7 +28,6 @@ import collections
 import multiprocessing
 import os
 import sys
-import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import labels_real as L  # noqa: E402  (sets one BLAS thread per process)
@@ -38,17 +37,10 @@ import numpy as np  # noqa: E402
 from scipy.io import wavfile  # noqa: E402
 from scipy.signal import resample_poly  # noqa: E402
 
-OMEGA = 2 * np.pi * 16000 * np.arange(257) / 512
 COMB_FLOOR = 0.49
-ALERTS = {"siren": ["Siren", "Civil defense siren", "Police car (siren)", "Ambulance (siren)",
-                    "Fire engine, fire truck (siren)", "Emergency vehicle"],
+ALERTS = {"siren": sorted(L.C.SIRENS),
           "alarm": ["Smoke detector, smoke alarm", "Fire alarm", "Car alarm", "Alarm clock", "Buzzer", "Beep, bleep"]}
 WAYS = ("mix", "null", "null+eq")
-
-
-def delay(azimuth):
-    """The right microphone's delay behind the left (s) for a source at `azimuth` (deg), free field."""
-    return -L.C.SPACING * np.sin(np.radians(azimuth)) / 343.0
 
 
 def spectra(pair):
@@ -59,8 +51,9 @@ def spectra(pair):
 
 def magnitudes(left, right, target, other):
     """Each way's magnitudes for the source at `target` beside the one at `other` (deg)."""
-    nulled = np.abs(left - right * np.exp(1j * OMEGA * delay(other))) / np.sqrt(2)
-    comb = np.maximum(COMB_FLOOR, 1 - np.cos(OMEGA * (delay(other) - delay(target))))
+    omega, delay = L.C.OMEGA, L.C.delay
+    nulled = np.abs(left - right * np.exp(1j * omega * delay(other))) / np.sqrt(2)
+    comb = np.maximum(COMB_FLOOR, 1 - np.cos(omega * (delay(other) - delay(target))))
     return {"mix": np.abs(left), "null": nulled, "null+eq": nulled / np.sqrt(comb)}
 
 
@@ -92,16 +85,8 @@ def first_alert(probabilities, names):
 
 def evaluate(task):
     row, seed, cache = task
-    cls, _, path, digest = row[:4]
-    talker_path = D.TALKER_ALTERNATE if path == D.TALKER else D.TALKER
-    rng = np.random.default_rng([seed, zlib.crc32(path.encode())])
-    az, talker_az = L.azimuths(rng)
-    stem = f"{os.path.splitext(os.path.basename(path))[0]}-{digest[:8]}-seed{seed}"
-    paths = [os.path.join(cache, f"{stem}-{kind}.wav") for kind in ("alone", "beside")]
-    if not all(os.path.exists(p) for p in paths):
-        source, talker = L.scene_signals(path, talker_path)
-        for p, scene in zip(paths, L.render_scenes(source, talker, rng, az, talker_az)):
-            wavfile.write(p, L.FS, scene.T.astype(np.float32))
+    cls, path = row[0], row[2]
+    az, talker_az, paths = L.scene_files(row, seed, cache)
     _, pair = wavfile.read(paths[1])
     left, right = spectra(pair[int(L.ONSET * L.FS):])
     acceptable, speech = set(D.ACCEPTABLE[cls]), set(D.ACCEPTABLE["speech"])
