@@ -55,9 +55,10 @@ package final class RecordServer: Sendable {
         var logger = Logger(label: "soundcompass.serve")
         logger.logLevel = .critical
         let connections = ConnectionRegistry(cap: settings.limits.maximumConnections)
+        let memory = MemoryReturn()
         let routes = ServeRoutes(
             broadcast: broadcast, settings: settings, session: session, channels: channels, connections: connections,
-            startedAt: MonotonicClock.now())
+            memory: memory, startedAt: MonotonicClock.now())
         let router = Router(context: ServeContext.self)
         router.add(middleware: ServeGuards(
             loopbackHostsOnly: settings.address.isLoopback && settings.token == nil, preflight: settings.corsOrigin != nil))
@@ -111,6 +112,7 @@ package final class RecordServer: Sendable {
                     // A client that stopped reading: its pending write fails, its response ends.
                     channels.channel(id)?.close(promise: nil)
                 }
+                memory.check(now: MonotonicClock.now(), clients: broadcast.clientCount)
             }
         }
         return RecordServer(

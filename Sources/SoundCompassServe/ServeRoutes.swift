@@ -1,8 +1,5 @@
 // Built with the Serve trait only (Package.swift).
 #if Serve
-#if canImport(Glibc)
-import Glibc
-#endif
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -17,6 +14,7 @@ struct ServeRoutes: Sendable {
     let session: ServedSession
     let channels: ChannelRegistry
     let connections: ConnectionRegistry
+    let memory: MemoryReturn
     let startedAt: UInt64
 
     func register(on router: Router<ServeContext>) {
@@ -42,16 +40,6 @@ struct ServeRoutes: Sendable {
         if let given = request.uri.queryParameters.get("token"), Self.equalInConstantTime(given, token) { return true }
         return false
     }
-
-    /// glibc's `malloc_trim(0)`, looked up at run time (the C library's module map leaves it
-    /// out; without glibc nothing is done).
-    private static let mallocTrim: (@convention(c) (Int) -> Int32)? = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return nil }
-        return unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)
-    }()
-
-    /// Gives the memory freed by the streams' writes back to the system.
-    static func trimMemory() { _ = mallocTrim?(0) }
 
     private static func equalInConstantTime(_ a: String, _ b: String) -> Bool {
         let x = Array(a.utf8), y = Array(b.utf8)
@@ -114,13 +102,13 @@ struct ServeRoutes: Sendable {
         headers[.contentType] = kind == .events ? "text/event-stream; charset=utf-8" : "application/x-ndjson"
         // A reverse proxy (nginx) would otherwise hold the stream back in its buffer.
         headers[.init("X-Accel-Buffering")!] = "no"
-        let broadcast = self.broadcast, channels = self.channels, eventLoop = context.channel.eventLoop
+        let broadcast = self.broadcast, channels = self.channels, memory = self.memory, eventLoop = context.channel.eventLoop
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             defer {
                 channels.remove(id)
-                // The last streaming client gone: give the memory its writes took back to the
-                // system (glibc keeps freed memory in its arenas otherwise).
-                if broadcast.unregister(client: id) == 0 { Self.trimMemory() }
+                // The last streaming client gone: the memory the streams took goes back to the
+                // system once the connections are torn down (MemoryReturn).
+                if broadcast.unregister(client: id) == 0 { memory.lastClientLeft(now: MonotonicClock.now()) }
             }
             // The headers and a first line at once: EventSource opens, curl shows the stream.
             if kind == .events { try await writer.write(ByteBuffer(string: "retry: 1000\n: soundcompass\n\n")) }

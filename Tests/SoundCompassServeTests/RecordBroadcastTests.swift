@@ -149,5 +149,20 @@ import SoundCompassIO
         WallClock.appendISO8601(WallClock.nowNanoseconds(), to: &bytes)
         #expect(bytes.count == 24)
     }
+
+    /// The trim runs once, after no streaming client has been connected for the settling time;
+    /// a client that comes meanwhile cancels it, and nothing is due before a client has left.
+    @Test func memoryIsTrimmedOnceTheLastClientHasSettled() {
+        let memory = MemoryReturn()
+        let settle = MemoryReturn.settleNanoseconds
+        #expect(!memory.check(now: 10 * settle, clients: 0), "nothing is due before a client has left")
+        memory.lastClientLeft(now: 1_000)
+        #expect(!memory.check(now: 1_000 + settle / 2, clients: 0), "not before the connections have settled")
+        #expect(memory.check(now: 1_000 + settle, clients: 0))
+        #expect(!memory.check(now: 1_000 + 2 * settle, clients: 0), "once per leaving")
+        memory.lastClientLeft(now: 5 * settle)
+        #expect(!memory.check(now: 5 * settle + settle / 2, clients: 1), "a client came back")
+        #expect(!memory.check(now: 7 * settle, clients: 0), "cancelled by the client that came")
+    }
 }
 #endif
