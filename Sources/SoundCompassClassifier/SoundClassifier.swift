@@ -26,6 +26,8 @@ public final class SoundClassifier {
     /// in a row leaves 1.0 alone, but catches 10 of 14 sirens in time instead of 14). The
     /// strong score, 0.7, lets a class alert behind a broader one of the same sound ("Vehicle"
     /// above "Vehicle horn"); at 0.5 it added a false "Fire alarm" on applause.
+    /// With several sources heard, ``TrackLabels`` also asks the unmasked mixture to support a
+    /// separated source's alert before it starts (``supportsAlert(named:scores:)``).
     public static let alertStartScore: Float = 0.3
     /// See ``alertStartScore``.
     public static let alertStrongScore: Float = 0.7
@@ -176,6 +178,18 @@ public final class SoundClassifier {
         guard !alerts.isEmpty else { return false }
         let top = Self.threeBest(scores)
         return alerts.contains { $0.classes.contains { Self.isNear($0, top: top, scores: scores) } }
+    }
+
+    /// Whether alert `name` has one of its classes at ``alertHoldScore`` or more in `scores`,
+    /// wherever it ranks (``TrackLabels``: the mixture's support for a separated alert).
+    /// - Parameters:
+    ///   - name: an alert's name (``alerts``).
+    ///   - scores: ``YAMNet/classCount`` scores, by class index.
+    func supportsAlert(named name: String, scores: UnsafePointer<Float>) -> Bool {
+        for alert in alerts where alert.name == name {
+            for c in alert.classes where scores[c] >= Self.alertHoldScore { return true }
+        }
+        return false
     }
 
     /// The indices of the three best of all 521 scores, best first.

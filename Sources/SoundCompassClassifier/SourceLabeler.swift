@@ -31,7 +31,10 @@ import Musl
 ///   the sound itself), unless more than ``maximumForeignShare`` of its energy holds onsets far
 ///   from the heard source (a louder sound the tracker does not list): then its one-source mask;
 /// - **two or more heard**: each source's masked patch and the unmasked mixture, scaled, in one
-///   batch; the mixture's pooled label is the record's ``AnalysisRecord/label``;
+///   batch; the mixture's pooled label is the record's ``AnalysisRecord/label``, and a separated
+///   source's alert starts only when the mixture supports it (``TrackLabels``: a mask can make a
+///   reflection of applause read "Siren"); the mixture is classified at every round while a
+///   heard track may alert;
 /// - a coincident pair has no delay to go by: the scaled mixture names every heard source.
 /// A labelled track that raises no alert has a patch built every other round, on patches that do
 /// not overlap (``TrackLabels/isDue(id:round:)``), and classified only when its sound has
@@ -63,6 +66,9 @@ public final class SourceLabeler: RecordLabeler, PatchRoundBuilder {
     /// Patch rounds at which nothing was classified because every heard track was labelled and
     /// classified at the round before, so far.
     public private(set) var roundsRested = 0
+    /// Alerts of separated sources (two or more heard) not started because the unmasked
+    /// mixture did not support them (``TrackLabels``), so far.
+    public var separatedAlertsWithheld: Int { tracks.alertsWithheld }
 
     /// A lone heard source is classified on the unmasked mixture unless more than this share of
     /// the patch's energy lies in bins holding onsets far from it (a louder sound the tracker
@@ -243,7 +249,9 @@ public final class SourceLabeler: RecordLabeler, PatchRoundBuilder {
             roundKind = .lone
         } else {
             roundKind = .several
+            // The mixture at every round while a due track may alert: its support starts the alert.
             roundMixture = tracks.isBroadbandDue(round: patchNumber)
+            for j in 0..<roundCount where !roundMixture && tracks.isAlertPossible(id: roundIDs[j]) { roundMixture = true }
         }
         planUnchanged()
         if let worker, let snapshot {
@@ -369,6 +377,15 @@ public final class SourceLabeler: RecordLabeler, PatchRoundBuilder {
             }
         case .several:
             mixtureLabel = nil
+            // The mixture first: a separated track's alert starts only with its support.
+            if roundMixture {
+                if roundBatchIndex[roundCount] >= 0 {
+                    classifier.scores(ofPatch: roundBatchIndex[roundCount], into: scores)
+                    tracks.storeBroadband(scores: scores, signature: roundSignatures.pointer + roundCount * n, round: roundPatch)
+                } else {
+                    tracks.keepBroadband(round: roundPatch)
+                }
+            }
             for j in 0..<roundCount {
                 guard roundBatchIndex[j] >= 0 else {
                     tracks.keep(id: roundIDs[j], azimuth: roundAzimuths[j], round: roundPatch)
@@ -377,15 +394,8 @@ public final class SourceLabeler: RecordLabeler, PatchRoundBuilder {
                 classifier.scores(ofPatch: roundBatchIndex[j], into: scores)
                 tracks.store(
                     id: roundIDs[j], azimuth: roundAzimuths[j], scores: scores, signature: roundSignatures.pointer + j * n,
-                    round: roundPatch)
+                    round: roundPatch, separated: true)
             }
-            guard roundMixture else { return }
-            guard roundBatchIndex[roundCount] >= 0 else {
-                tracks.keepBroadband(round: roundPatch)
-                return
-            }
-            classifier.scores(ofPatch: roundBatchIndex[roundCount], into: scores)
-            tracks.storeBroadband(scores: scores, signature: roundSignatures.pointer + roundCount * n, round: roundPatch)
         }
     }
 

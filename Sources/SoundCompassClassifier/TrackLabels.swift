@@ -11,6 +11,10 @@ protocol ScoreNaming: AnyObject {
     /// Whether an alert class is near in `scores`: among the three best of all with at least
     /// the score that holds an alert (it may start at the next patch). False with no alerts.
     func isAlertNear(scores: UnsafePointer<Float>) -> Bool
+    /// Whether the alert named `name` has one of its classes at ``SoundClassifier/alertHoldScore``
+    /// or more in `scores`, wherever it ranks: the unseparated mixture's support for a separated
+    /// source's alert.
+    func supportsAlert(named name: String, scores: UnsafePointer<Float>) -> Bool
 }
 
 extension SoundClassifier: ScoreNaming {}
@@ -26,6 +30,12 @@ extension SoundClassifier: ScoreNaming {}
 /// - **Gate**: a track carries a label (and can alert) once it has been heard at
 ///   ``establishedRounds`` rounds; a track not heard for more than ``inheritRounds`` rounds
 ///   starts again. A label scoring under ``minimumLabelScore`` is withheld unless it alerts.
+/// - **Corroboration**: with several sources heard, a track's patch is cut from the mixture by
+///   masks, and a mask can make a sound of what is not one (a reflection of applause masked to a
+///   tone reads "Siren"). So a separated track's alert starts only when the unmasked mixture
+///   supports it: one of the alert's classes scores ``SoundClassifier/alertHoldScore`` or more in
+///   the mixture's patch of the same round, or in its pooled scores. Unsupported, the track's
+///   label is withheld for that round. A lone source's patch is the mixture: it needs none.
 /// - **Carry-over**: a source listed under a new id within ``inheritDegrees`` of a labelled
 ///   track the record no longer lists, heard within ``inheritRounds`` rounds, takes its slot.
 /// - **Refresh**: a labelled track that raises no alert, nor is near one, has a patch built
@@ -85,6 +95,10 @@ final class TrackLabels {
     private var broadbandRounds = 0, broadbandFavoured = -1, broadbandRound = Int.min / 2
     private var broadbandClassified = Int.min / 2
     private let broadbandSignature: OwnedBuffer<Float>
+    /// The mixture's latest classified patch's scores (unpooled), of round `broadbandClassified`.
+    private let broadbandLatest: OwnedBuffer<Float>
+    /// Alerts of separated tracks withheld because the mixture did not support them.
+    private(set) var alertsWithheld = 0
 
     /// - Parameters:
     ///   - classifier: names the pooled scores (its label set and alerts).
@@ -104,6 +118,7 @@ final class TrackLabels {
         listed = [Int](repeating: 0, count: capacity)
         broadbandScores = OwnedBuffer(zeros: YAMNet.classCount)
         broadbandSignature = OwnedBuffer(zeros: PatchSignature.count)
+        broadbandLatest = OwnedBuffer(zeros: YAMNet.classCount)
     }
 
     /// `label`, or nil when its best score is below ``minimumLabelScore`` and it raises no alert.
@@ -130,8 +145,13 @@ final class TrackLabels {
 
     /// Pools a patch's scores into source `id`'s track (heard at `azimuth` at `round`) and labels
     /// it from its pooled scores once it is established; `signature` is the patch's
-    /// (``PatchSignature``).
-    func store(id: Int, azimuth: Double, scores current: UnsafePointer<Float>, signature: UnsafePointer<Float>, round: Int) {
+    /// (``PatchSignature``). `separated`: the patch was cut from the mixture by masks (several
+    /// heard), so an alert starts only with the mixture's support (store the round's mixture
+    /// patch first).
+    func store(
+        id: Int, azimuth: Double, scores current: UnsafePointer<Float>, signature: UnsafePointer<Float>, round: Int,
+        separated: Bool = false
+    ) {
         let s = slot(for: id, azimuth: azimuth, round: round)
         let pooled = scores.pointer + s * YAMNet.classCount
         if round - lastRound[s] <= Self.inheritRounds {
@@ -145,7 +165,12 @@ final class TrackLabels {
         let alerting = rounds[s] > 1 && labels[s]?.alert == true
         let label = classifier.label(scores: pooled, favouring: best, by: Self.switchMargin, alerting: alerting, best: &best)
         favoured[s] = best
-        labels[s] = rounds[s] >= Self.establishedRounds ? Self.reported(label) : nil
+        var reported = rounds[s] >= Self.establishedRounds ? Self.reported(label) : nil
+        if separated, !alerting, let starting = reported, starting.alert, !mixtureSupports(starting.alertName, round: round) {
+            reported = nil
+            alertsWithheld += 1
+        }
+        labels[s] = reported
         lastRound[s] = round
         classifiedRound[s] = round
         azimuths[s] = azimuth
@@ -171,9 +196,25 @@ final class TrackLabels {
         azimuths[s] = azimuth
     }
 
+    /// Whether the unmasked mixture supports alert `name` at `round`: its patch of that round, or
+    /// its pooled scores while recent (see the type's documentation).
+    private func mixtureSupports(_ name: String, round: Int) -> Bool {
+        if broadbandClassified == round, classifier.supportsAlert(named: name, scores: broadbandLatest.pointer) { return true }
+        return round - broadbandRound <= Self.inheritRounds && classifier.supportsAlert(named: name, scores: broadbandScores.pointer)
+    }
+
+    /// Whether source `id`'s track may start or holds an alert: its label alerts, or an alert
+    /// class is near in its pooled scores. The mixture is then classified at every round, so
+    /// that a separated alert finds its support (``store(id:azimuth:scores:signature:round:separated:)``).
+    func isAlertPossible(id: Int) -> Bool {
+        guard let s = ids.firstIndex(of: id) else { return false }
+        return labels[s]?.alert == true || classifier.isAlertNear(scores: scores.pointer + s * YAMNet.classCount)
+    }
+
     /// Pools a patch of the unmasked mixture (two or more heard) into the record's own label;
     /// `signature` is the patch's.
     func storeBroadband(scores current: UnsafePointer<Float>, signature: UnsafePointer<Float>, round: Int) {
+        broadbandLatest.pointer.update(from: current, count: YAMNet.classCount)
         let recent = round - broadbandRound <= Self.inheritRounds
         broadbandRounds = recent ? broadbandRounds + 1 : 1
         Self.pool(current, into: broadbandScores.pointer, rounds: broadbandRounds)

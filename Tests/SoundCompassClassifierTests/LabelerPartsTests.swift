@@ -159,14 +159,22 @@ struct LabelerPartsTests {
             let ranked = (0..<4).sorted { (scores[$0] * ($0 == favoured ? margin : 1)) > (scores[$1] * ($1 == favoured ? margin : 1)) }
             best = ranked[0]
             let names = ["a", "b", "c", "d"]
-            return SoundLabel(
+            var label = SoundLabel(
                 name: names[ranked[0]], score: Double(scores[ranked[0]]), secondName: names[ranked[1]],
                 secondScore: Double(scores[ranked[1]]), thirdName: names[ranked[2]], thirdScore: Double(scores[ranked[2]]))
+            // Class "d" alerts as SoundClassifier's rule has it: best at 0.3 to start, near to hold.
+            if (ranked[0] == 3 && scores[3] >= 0.3) || (alerting && isAlertNear(scores: scores)) {
+                label.alert = true
+                label.alertName = "d"
+            }
+            return label
         }
         /// Class "d" (index 3) stands for an alert class: near when among the three best at 0.15.
         func isAlertNear(scores: UnsafePointer<Float>) -> Bool {
             scores[3] >= 0.15 && (0..<4).filter { scores[$0] > scores[3] }.count < 3
         }
+        /// Alert "d" is supported where class "d" scores 0.15 or more.
+        func supportsAlert(named name: String, scores: UnsafePointer<Float>) -> Bool { name == "d" && scores[3] >= 0.15 }
     }
 
     /// A score vector: class c at `value`, the others at `rest`.
@@ -205,6 +213,38 @@ struct LabelerPartsTests {
         tracks.store(id: 5, azimuth: -60, scores: Self.scores([:], rest: 0.05), round: 13)
         tracks.store(id: 5, azimuth: -60, scores: Self.scores([:], rest: 0.05), round: 14)
         #expect(tracks.label(of: 5, azimuth: -60, round: 14) == nil)
+    }
+
+    @Test("tracks: a separated track's alert starts only when the mixture supports it; a lone one's needs no support; a standing alert holds without it")
+    func separatedAlertsNeedTheMixture() {
+        let tracks = TrackLabels(classifier: FakeNamer(), capacity: 3)
+        tracks.setListed([
+            SourceRecord(id: 1, azimuth: 30, confidence: 1, levelDBFS: -20, active: true),
+            SourceRecord(id: 2, azimuth: -40, confidence: 1, levelDBFS: -20, active: true),
+        ])
+        let zeros = [Float](repeating: 0, count: PatchSignature.count)
+        // A masked patch that reads "d" (a reflection masked into an alert's sound) while the
+        // mixture reads "a" with "d" at 0.05: withheld, round after round.
+        for round in 1...3 {
+            tracks.storeBroadband(scores: Self.scores([0: 0.9, 3: 0.05]), signature: zeros, round: round)
+            tracks.store(id: 1, azimuth: 30, scores: Self.scores([3: 0.9]), signature: zeros, round: round, separated: true)
+        }
+        #expect(tracks.label(of: 1, azimuth: 30, round: 3) == nil)
+        #expect(tracks.alertsWithheld == 2, "rounds 2 and 3 (round 1 is before the gate)")
+        #expect(tracks.isAlertPossible(id: 1), "the mixture is then classified at every round")
+        // The mixture's patch of the round carries "d" at 0.2 (its pooled scores still less).
+        tracks.storeBroadband(scores: Self.scores([0: 0.7, 3: 0.2]), signature: zeros, round: 4)
+        tracks.store(id: 1, azimuth: 30, scores: Self.scores([3: 0.9]), signature: zeros, round: 4, separated: true)
+        let started = tracks.label(of: 1, azimuth: 30, round: 4)
+        #expect(started?.alert == true && started?.name == "d", "\(String(describing: started))")
+        // Standing, it holds on its own evidence whatever the mixture's patch says.
+        tracks.storeBroadband(scores: Self.scores([0: 0.9]), signature: zeros, round: 5)
+        tracks.store(id: 1, azimuth: 30, scores: Self.scores([3: 0.5, 0: 0.3]), signature: zeros, round: 5, separated: true)
+        #expect(tracks.label(of: 1, azimuth: 30, round: 5)?.alert == true)
+        // A lone source's patch is the mixture: its alert needs no support.
+        for round in 1...2 { tracks.store(id: 2, azimuth: -40, scores: Self.scores([3: 0.9]), round: round) }
+        #expect(tracks.label(of: 2, azimuth: -40, round: 2)?.alert == true)
+        #expect(tracks.alertsWithheld == 2)
     }
 
     @Test("tracks: a new id near a labelled track the record no longer lists takes its label; a far one does not")
