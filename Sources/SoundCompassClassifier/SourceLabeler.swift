@@ -66,9 +66,6 @@ public final class SourceLabeler: RecordLabeler, PatchRoundBuilder {
     /// Patch rounds at which nothing was classified because every heard track was labelled and
     /// classified at the round before, so far.
     public private(set) var roundsRested = 0
-    /// Alerts of separated sources (two or more heard) not started because the unmasked
-    /// mixture did not support them (``TrackLabels``), so far.
-    public var separatedAlertsWithheld: Int { tracks.alertsWithheld }
 
     /// A lone heard source is classified on the unmasked mixture unless more than this share of
     /// the patch's energy lies in bins holding onsets far from it (a louder sound the tracker

@@ -72,7 +72,7 @@ import Glibc
         let events = HTTPProbe.events(response.body)
         try #require(events.count >= 150, "\(events.count) events")
         let stdoutLines = result.stdout.split(separator: "\n").map(String.init)
-        var labelled = 0, alerting = 0
+        var labelledFrames: [Int] = [], unlabelledFrames: [Int] = [], alerting = 0
         for event in events {
             let data = try #require(event.data.data(using: .utf8))
             let record = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
@@ -81,11 +81,20 @@ import Glibc
             let stripped = event.data.replacingOccurrences(of: "\"wall_time\":\"\(wall)\",\"frame\":\(frame),", with: "")
             #expect(stripped == stdoutLines[frame], "frame \(frame)")
             #expect(record.keys.contains("label") && record.keys.contains("alert"), "frame \(frame): no label fields")
-            if record["label"] is String { labelled += 1 }
+            if record["label"] is String { labelledFrames.append(frame) } else { unlabelledFrames.append(frame) }
             if record["alert"] is [String: Any] { alerting += 1 }
         }
-        // From the second patch round (1.44 s) every record is labelled; the tone alerts in most.
-        #expect(labelled >= events.count - 80, "\(labelled) of \(events.count) served records labelled")
+        // The labeller runs on its own thread and live never waits for it, so the first labelled
+        // record comes when the machine lets it: frame 76 (1.6 s) here idle, 88–89 (1.9 s) with
+        // both cores kept busy, where the old bound (all but 80 records labelled) failed, as it
+        // did once on CI (99 of the 100 needed). The bound allows 3 s (frame 140); from
+        // the first labelled record on, every served record is labelled (a track keeps its label).
+        // Label latency is a benchmark figure (Benchmarks/accuracy/labels_real.py --alerts), not this test's.
+        let first = try #require(labelledFrames.first, "no served record labelled in \(events.count)")
+        print("served: first labelled record at frame \(first), \(labelledFrames.count) of \(events.count) labelled")
+        #expect(first <= 140, "first labelled record at frame \(first)")
+        #expect(unlabelledFrames.allSatisfy { $0 < first }, "unlabelled after frame \(first): \(unlabelledFrames.filter { $0 > first })")
+        #expect(labelledFrames.count >= 40, "\(labelledFrames.count) of \(events.count) served records labelled")
         #expect(alerting > 0, "no served alert in \(events.count) records")
     }
 
