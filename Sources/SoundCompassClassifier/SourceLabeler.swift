@@ -61,8 +61,14 @@ public final class SourceLabeler: RecordLabeler, PatchRoundBuilder {
     /// ``maximumForeignShare``), so far.
     public private(set) var unmaskedLonePatches = 0
     /// Patch rounds skipped because the worker was still classifying the one before (with
-    /// `asynchronous` only), so far.
+    /// `asynchronous` only) and was still busy at the next round, so far (a round the worker
+    /// was busy for runs once it is free: ``roundsDeferred``).
     public private(set) var roundsSkipped = 0
+    /// Patch rounds that came while the worker was busy and ran as soon as it was free, on the
+    /// latest 0.96 s (with `asynchronous` only), so far.
+    public private(set) var roundsDeferred = 0
+    /// A round came while the worker was busy: it runs as soon as the worker is free.
+    private var roundPending = false
     /// Patch rounds at which nothing was classified because every heard track was labelled and
     /// classified at the round before, so far.
     public private(set) var roundsRested = 0
@@ -132,7 +138,9 @@ public final class SourceLabeler: RecordLabeler, PatchRoundBuilder {
     ///   - asynchronous: run the forward passes on a thread of the labeler's own, so that
     ///     ``append(left:right:)`` and ``label(_:emit:)`` never wait for them (live capture): a
     ///     round's labels then reach the records a few milliseconds later, and a round that comes
-    ///     while the one before is still classified is skipped (``roundsSkipped``). Without it
+    ///     while the one before is still classified runs as soon as that one is done, on the
+    ///     latest patch (``roundsDeferred``; skipped if the next round comes first,
+    ///     ``roundsSkipped``). Without it
     ///     (the default) the passes run inline, and the same input gives the same records.
     /// - Throws: ``ClassifierError/resampler(_:)``.
     /// - Precondition: the classifier takes batches of ``batchSize(for:)`` patches
@@ -181,7 +189,7 @@ public final class SourceLabeler: RecordLabeler, PatchRoundBuilder {
     }
 
     /// With `asynchronous`, whether a round is being built or classified on the labeler's thread
-    /// (a round that comes meanwhile is skipped). For tests that feed it faster than real time.
+    /// (a round that comes meanwhile is deferred). For tests that feed it faster than real time.
     var isRoundRunning: Bool {
         guard let worker else { return false }
         return !worker.isIdle && !worker.isDone
@@ -191,6 +199,14 @@ public final class SourceLabeler: RecordLabeler, PatchRoundBuilder {
 
     public func append(left: UnsafeBufferPointer<Float>, right: UnsafeBufferPointer<Float>) {
         collectRound()
+        if roundPending, let worker, worker.isIdle {
+            // A round came while the worker was busy: it runs now, on the latest patch, instead
+            // of waiting 0.48 s for the next (on a loaded machine, the onset of a siren beside a
+            // talker was alerted 4 s late when its rounds were skipped).
+            roundPending = false
+            roundsDeferred += 1
+            runRound()
+        }
         frames16k.append(left: left, right: right) {
             history.add(spectrumLeft: frames16k.spectrumLeft.baseAddress, spectrumRight: frames16k.spectrumRight.baseAddress)
             framesSincePatch += 1
@@ -210,11 +226,19 @@ public final class SourceLabeler: RecordLabeler, PatchRoundBuilder {
     private func classifyPatches() {
         patchNumber += 1
         if let worker, !worker.isIdle {
-            // The previous round is still being built or classified: this round is skipped
-            // (labels then refresh 0.96 s apart instead of 0.48 s), never waited for.
-            roundsSkipped += 1
+            // The previous round is still being built or classified: this round is never waited
+            // for, it runs once the worker is free (`append`); one still pending is skipped.
+            if roundPending { roundsSkipped += 1 }
+            roundPending = true
             return
         }
+        roundPending = false
+        runRound()
+    }
+
+    /// Plans the round of patch ``patchNumber`` and builds and classifies it (see
+    /// ``classifyPatches()``).
+    private func runRound() {
         heard.removeAll(keepingCapacity: true)
         for i in 0..<sourceCount where sourceActive[i] { heard.append(i) }
         let count = heard.count
