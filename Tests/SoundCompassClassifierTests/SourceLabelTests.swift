@@ -206,14 +206,14 @@ struct SourceLabelTests {
         let sirenShare = Double(sirens.hits) / Double(max(1, sirens.patches))
         print("per source, three rooms: speech \(speech.hits) of \(speech.patches) patches, siren \(sirens.hits) of \(sirens.patches)")
         #expect(speech.patches >= 60, "measured 66 patches")
-        #expect(speechShare >= 0.8, "measured 95 % (63 of 66 patches; 86 % before labels were pooled per track)")
-        #expect(sirenShare >= 0.8, "measured 85 % (46 of 54 patches; 67 % with hard masks only, 60 % before labels were pooled per track)")
+        #expect(speechShare >= 0.8, "measured 92 % (61 of 66 patches; 95 % when written; 86 % before labels were pooled per track)")
+        #expect(sirenShare >= 0.8, "measured 84 % (42 of 50 patches; 85 % when written; 67 % with hard masks only, 60 % before labels were pooled per track)")
         withKnownIssue("issue 33: in the third synthetic room the siren is a labelled track in only 10 of its patch rounds (target 15)") {
             #expect(sirenPatchesPerRoom.allSatisfy { $0 >= 15 }, "siren patches per room \(sirenPatchesPerRoom)")
         }
         // The floor under the measured figures, with room for a few patches to change (scores
         // differ in their last digits between instruction sets).
-        #expect(sirens.patches >= 45, "measured 54 patches (22, 22 and 10)")
+        #expect(sirens.patches >= 45, "measured 50 patches (22, 18 and 10; 53 with 21 in the second room before the steady images of HeardDirectSounds, 54 before that)")
     }
 
     @Test("a sound the tracker does not list stays out of the listed source's patch: only the talker listed, the siren (+10 dB) does not name it",

@@ -32,6 +32,34 @@ struct CandidatePartsTests {
         }
     }
 
+    @Test("HeardDirectSounds: a lag within 1.5 samples is one sound; a sound is forgotten a second after it was last heard; the least lately heard gives way")
+    func heardDirectSounds() {
+        // 20 ms hops: a second is 50 frames.
+        var heard = HeardDirectSounds(hopDuration: 0.02)
+        heard.advance()
+        heard.remember(lag: 4.0, steady: true)
+        heard.remember(lag: -3.0, steady: false)
+        heard.remember(lag: 4.8, steady: false)  // the sound at 4.0, moved, no longer steady
+        #expect(heard.count == 2)
+        #expect((0..<heard.count).map { heard.lag($0) }.sorted() == [-3.0, 4.8])
+        #expect((0..<heard.count).allSatisfy { !heard.isSteady($0) })
+        // −3 is heard again 30 frames on; 4.8 is not.
+        for _ in 0..<30 { heard.advance() }
+        heard.remember(lag: -3.2, steady: true)
+        for _ in 0..<20 { heard.advance() }
+        #expect(heard.count == 2, "50 frames after: both still remembered")
+        heard.advance()
+        #expect(heard.count == 1 && heard.lag(0) == -3.2 && heard.isSteady(0), "51 frames after 4.8 was last heard, it is forgotten")
+        // Full: the new sound takes the place of the one heard least lately (−3.2, 21 frames ago).
+        for k in 0..<HeardDirectSounds.capacity - 1 { heard.remember(lag: Double(10 + 2 * k), steady: false) }
+        #expect(heard.count == HeardDirectSounds.capacity)
+        heard.remember(lag: -8, steady: false)
+        let lags = (0..<heard.count).map { heard.lag($0) }
+        #expect(heard.count == HeardDirectSounds.capacity && lags.contains(-8) && !lags.contains(-3.2), "\(lags)")
+        heard.reset()
+        #expect(heard.count == 0)
+    }
+
     @Test("PointSpread: its peak is the grouped weights' sum; two samples away it is below a fifth of it")
     func pointSpread() {
         let n = 512, searchLag = 8

@@ -264,6 +264,17 @@ package final class ReflectionImageTest {
         return difference > 0 ? .a : .b
     }
 
+    /// Whether a candidate at lag `b` (samples) is the later copy of a sound at lag `a`: their
+    /// cross terms stand in the image average at least `least` high, and the level ripples name
+    /// `a` the first copy, strictly (``firstCopy(lagA:lagB:farLag:strict:)``). For a direct
+    /// sound heard lately whose peak has left the candidates (``HeardDirectSounds``): the image
+    /// average remembers a second, the plain one 0.3 s.
+    package func isLaterCopy(lag b: Double, of a: Double, least: Float) -> Bool {
+        let cross = crossTerms(lagSum: a + b, least: least)
+        guard cross.height >= least else { return false }
+        return firstCopy(lagA: a, lagB: b, farLag: cross.lag, strict: true) == .a
+    }
+
     /// `y[i] += share·(scale·x[i] − y[i])` for `count` values, eight at a time.
     private static func blend(
         _ y: UnsafeMutablePointer<Float>, toward x: UnsafePointer<Float>, count: Int, share: Float, scale: Float

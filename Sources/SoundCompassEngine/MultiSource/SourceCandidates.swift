@@ -189,6 +189,8 @@ package final class SourceCandidateFinder {
     /// The test of steady reflections by their cross terms far outside the lag window
     /// (``ReflectionImageTest``); nil for a coincident pair.
     private let images: ReflectionImageTest?
+    /// The direct sounds heard lately, for the candidates whose source's peak has left.
+    private var heard: HeardDirectSounds
     private let historyFrames: Int
     private var historyNext = 0
     private var historyCount = 0
@@ -249,6 +251,7 @@ package final class SourceCandidateFinder {
             : ReflectionImageTest(
                 sampleRate: configuration.sampleRate, fftSize: n, searchLag: gccPhat.searchLag,
                 hopDuration: configuration.hopDuration)
+        self.heard = HeardDirectSounds(hopDuration: configuration.hopDuration)
     }
 
     /// Forgets the average.
@@ -256,6 +259,7 @@ package final class SourceCandidateFinder {
         average.zero()
         excessSearch?.averages.reset()
         images?.reset()
+        heard.reset()
         angles?.reset()
         pointSpread.reset()
         averagePower = 0
@@ -281,6 +285,7 @@ package final class SourceCandidateFinder {
     ///     one), averaged like the frame into ``averageYaw``.
     package func update(spectra: FrameSpectra, levelDBFS: Double, aboveGate: Bool, weight: Double = 1, yaw: Double? = nil) {
         gccPhat.checkCurrent(spectra)
+        heard.advance()
         averageYaw(yaw, counts: aboveGate && (angles != nil || spectra.correlation != nil), weight: weight)
         if let angles {
             // A coincident pair: its candidates come from the bins' principal angles.
@@ -414,6 +419,37 @@ package final class SourceCandidateFinder {
             candidates[j].echoPartner = partner
         }
         markImages()
+        judgeAgainstHeardSounds()
+    }
+
+    /// Judges each steady candidate (holding little new sound) that no other test took for a
+    /// copy against the steady direct sounds heard within the last second whose peaks have left
+    /// the candidates (``HeardDirectSounds``): it is marked ``SourceCandidate/steadyReflection``
+    /// and ``SourceCandidate/laterCopy`` when the cross terms and the level ripples name it the
+    /// later copy of such a sound, strictly (``ReflectionImageTest/isLaterCopy(lag:of:least:)``).
+    /// Then remembers this frame's direct sounds: the candidates neither marked nor echoes,
+    /// strong enough to start a source (``MultiSourceTracker/birthStrength``).
+    private func judgeAgainstHeardSounds() {
+        guard count > 0, let images, images.canTest else { return }
+        let separation = peakSearch.separation
+        let background = images.backgroundHeight()
+        for j in 0..<firstExcessCandidate where !candidates[j].steadyReflection && holdsLittleNewSound(j) {
+            let least = max(background, Float(ReflectionImageTest.imageRatio * candidates[j].strength))
+            for k in 0..<heard.count where heard.isSteady(k) {
+                let a = heard.lag(k)
+                var present = false
+                for m in 0..<count where abs(lags[m] - a) < separation { present = true; break }
+                guard !present, images.isLaterCopy(lag: lags[j], of: a, least: least) else { continue }
+                candidates[j].steadyReflection = true
+                candidates[j].laterCopy = true
+                break
+            }
+        }
+        for j in 0..<count
+        where !candidates[j].steadyReflection && candidates[j].echo < MultiSourceTracker.echoLimit
+            && candidates[j].strength >= MultiSourceTracker.birthStrength {
+            heard.remember(lag: lags[j], steady: j < firstExcessCandidate && holdsLittleNewSound(j))
+        }
     }
 
     /// While a steady source is heard and new sound arrives: keeps the plain candidates that are
