@@ -16,7 +16,7 @@
 /// candidate judged, the two-talker scenes of `evaluate.py --multi` kept their false sources
 /// (the ripples did not tell a talker's reflections) and the siren beside a talker in
 /// `SourceLabelTests`' second synthetic room lost its track: 2 of its patches labelled
-/// instead of 22.
+/// instead of 21.
 ///
 /// Life cycle: `init` allocates; nothing else does.
 package struct HeardDirectSounds {
