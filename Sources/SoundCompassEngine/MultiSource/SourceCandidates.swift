@@ -433,16 +433,16 @@ package final class SourceCandidateFinder {
         guard count > 0, let images, images.canTest else { return }
         let separation = peakSearch.separation
         let background = images.backgroundHeight()
-        for j in 0..<firstExcessCandidate where !candidates[j].steadyReflection && holdsLittleNewSound(j) {
-            let least = max(background, Float(ReflectionImageTest.imageRatio * candidates[j].strength))
-            for k in 0..<heard.count where heard.isSteady(k) {
-                let a = heard.lag(k)
-                var present = false
-                for m in 0..<count where abs(lags[m] - a) < separation { present = true; break }
-                guard !present, images.isLaterCopy(lag: lags[j], of: a, least: least) else { continue }
+        for k in 0..<heard.count where heard.isSteady(k) {
+            let a = heard.lag(k)
+            var present = false
+            for m in 0..<count where abs(lags[m] - a) < separation { present = true; break }
+            guard !present else { continue }
+            for j in 0..<firstExcessCandidate where !candidates[j].steadyReflection && holdsLittleNewSound(j) {
+                let least = max(background, Float(ReflectionImageTest.imageRatio * candidates[j].strength))
+                guard images.isLaterCopy(lag: lags[j], of: a, least: least) else { continue }
                 candidates[j].steadyReflection = true
                 candidates[j].laterCopy = true
-                break
             }
         }
         for j in 0..<count
