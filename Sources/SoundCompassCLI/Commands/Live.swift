@@ -120,8 +120,12 @@ extension SoundCompassCommand {
         /// `--input` that is a regular file (a recording, which would otherwise be served in a
         /// few milliseconds). A pipe, a FIFO or a device sets its own pace.
         private var paced: Bool {
-            if realTime { return true }
-            guard serving.serve != nil, let input, input != "-" else { return false }
+            realTime || (serving.serve != nil && inputIsRegularFile)
+        }
+
+        /// Whether `--input` names a regular file (not standard input, a pipe, a FIFO or a device).
+        private var inputIsRegularFile: Bool {
+            guard let input, input != "-" else { return false }
             var info = stat()
             return stat(input, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
         }
@@ -167,7 +171,11 @@ extension SoundCompassCommand {
             let showCompass = stdout.isTerminal && (output.format == nil || output.output != nil)
             let made = output.output != nil || !showCompass ? try output.makeWriter(for: session, input: input) : nil
             let writer = made?.writer
-            try classifier.attach(to: session, writer: writer, asynchronous: true)
+            // The forward passes run off the analysis thread so that the bearing never waits for
+            // them, except for a regular file read unpaced: nothing then waits on the bearing, and
+            // the file would be read to its end before the first label came (`analyze`'s way:
+            // every record labelled).
+            try classifier.attach(to: session, writer: writer, asynchronous: paced || !inputIsRegularFile)
             // What is served is what stdout prints, labels and alerts included.
             if classifier.enabled { server?.servesLabels() }
             // Ctrl-C is live's normal end (the records are then complete); a failure keeps
