@@ -215,36 +215,38 @@ struct MultiSourceTests {
     /// stands in for it (as in a room when an image off the floor, the ceiling or a wall ahead
     /// or behind holds the higher peak for a moment and hides the direct sound's: evaluate.py
     /// --multi's two talkers at RT60 0.3 s), then the talker's peak is back. A stand-in on the
-    /// talker's side nearer the median plane (−15°) starts no source; one on the other side
+    /// talker's side nearer the median plane (−15°) starts no source, whether it comes at once
+    /// or began 3 frames earlier beside the talker's peak (`overlap`). One on the other side
     /// (+30°) is a source, and so is one at −15° that comes 0.5 s after the talker was last heard
-    /// (a second talker: a stand-in comes at once), and so is one of the onset average (new
-    /// sound).
+    /// (new sound after a pause) or is of the onset average (new sound).
     @Test(
         "a peak standing in for a source's missing one, on its side nearer the median plane, starts no source",
-        arguments: [(-15.0, 0.0, false, false), (30.0, 0.0, false, true), (-15.0, 0.5, false, true), (-15.0, 0.0, true, true)])
-    func standInStartsNoSource(standIn: Double, gapSeconds: Double, fromOnsets: Bool, listed: Bool) {
+        arguments: [
+            (-15.0, 0.0, 0, false, false), (-15.0, 0.0, 3, false, false), (30.0, 0.0, 0, false, true),
+            (-15.0, 0.5, 0, false, true), (-15.0, 0.0, 0, true, true),
+        ])
+    func standInStartsNoSource(standIn: Double, gapSeconds: Double, overlap: Int, fromOnsets: Bool, listed: Bool) {
         let config = AnalysisConfiguration(sampleRate: Self.sampleRate)
         let tracker = MultiSourceTracker(configuration: config, candidateCapacity: 4)
         let frames = { (seconds: Double) in Int((seconds / config.hopDuration).rounded()) }
         let talker = SourceCandidate(azimuth: -40, strength: 0.3, share: 1)
+        var other = SourceCandidate(azimuth: standIn, strength: 0.2, share: 1)
+        other.fromOnsets = fromOnsets
         let phases = Self.run(
             tracker, capacity: config.maxSources,
             [
-                (frames(1), { _ in [talker] }),
+                (frames(1) - overlap, { _ in [talker] }),
+                (overlap, { _ in [talker, other] }),
                 (frames(gapSeconds), { _ in [] }),
-                (frames(0.3), { _ in
-                    var candidate = SourceCandidate(azimuth: standIn, strength: 0.2, share: 1)
-                    candidate.fromOnsets = fromOnsets
-                    return [candidate]
-                }),
+                (frames(0.3), { _ in [other] }),
                 (frames(0.5), { _ in [talker] }),
             ])
         #expect(phases[0].last?.map(\.id) == [1])
-        let later = phases[2] + phases[3]
+        let later = phases[1] + phases[3] + phases[4]
         let newSource = later.contains { $0.contains { $0.id != 1 && abs($0.azimuth - standIn) < 3 } }
-        #expect(newSource == listed, "last records \(phases[2].last ?? [])")
+        #expect(newSource == listed, "last records \(phases[3].last ?? [])")
         // The talker stays listed, as source 1, at its bearing, once its peak is back.
-        #expect(phases[3].last?.contains { $0.id == 1 && abs($0.azimuth + 40) < 2 } == true, "\(phases[3].last ?? [])")
+        #expect(phases[4].last?.contains { $0.id == 1 && abs($0.azimuth + 40) < 2 } == true, "\(phases[4].last ?? [])")
     }
 
     /// Two reflections of one talker, both co-varying with it: the older reflection (already a

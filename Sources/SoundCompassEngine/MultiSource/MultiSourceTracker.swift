@@ -19,12 +19,10 @@ import Musl
 ///   is not moved by the turn.
 /// - **Birth.** An unmatched candidate at least ``birthStrength`` strong starts a tentative
 ///   track; it becomes a source once matched in ``birthHits`` frames by such candidates, and
-///   is dropped after ``tentativeMisses`` frames in a row without one. A candidate that
-///   stands in for a source's missing peak (on its side, nearer the median plane, within
-///   ``standInSeconds`` of the source last heard: an image off the floor, the ceiling or a wall
-///   ahead or behind, holding the higher peak for a moment) grows no tentative track, and one
-///   that comes at once (``standInStartSeconds``) starts one with no hit; not for new sound
-///   (``SourceCandidate/fromOnsets``), nor while the pair turns (``standInTurnSpeed``).
+///   is dropped after ``tentativeMisses`` frames in a row without one. A stand-in for a
+///   source's missing peak (see `standsIn`: an image off the floor, the ceiling or a wall
+///   ahead or behind, holding the higher peak while the source's own is gone) starts its
+///   tentative track with no hit and grows it by none, for up to ``standInSeconds``.
 /// - **Ids.** A new source gets the next id, from 1. A source that went quiet and was dropped
 ///   is remembered for ``recallSeconds``: a new source within ``gateDegrees`` of where it was
 ///   last heard, or of where its velocity would have carried it (for up to
@@ -97,9 +95,10 @@ package final class MultiSourceTracker {
     package static let gateDegrees = 12.0
     /// How long after a source was last heard a stand-in for its missing peak is held back
     /// (see `standsIn`), seconds.
-    package static let standInSeconds = 0.3
-    /// A new track starts as a stand-in (with no hit) at most this long after the source was
-    /// last heard, seconds: a stand-in takes the source's place at once.
+    package static let standInSeconds = 1.0
+    /// A stand-in's track began at most this long after the source was last heard, seconds
+    /// (or before): a stand-in takes the source's place at once, a new sound after a pause
+    /// does not.
     package static let standInStartSeconds = 0.05
     /// While the pair turns faster than this (degrees per second, averaged over about a
     /// second, from the yaw), no candidate stands in for a missing peak: a turn moves every
@@ -186,6 +185,8 @@ package final class MultiSourceTracker {
         var order = 0
         /// Bearing (degrees) and velocity (degrees per second) when last matched, and the frame.
         var heardAzimuth = 0.0, heardVelocity = 0.0, heardFrame = 0
+        /// The frame it was started in.
+        var bornFrame = 0
         /// Front/back relative to the pair, as last told (and moved across the axis by the turn).
         var hemisphere = Hemisphere.unknown
         /// The hemisphere and the yaw (degrees, unwrapped; nil without one) of the frame it was
@@ -390,9 +391,8 @@ package final class MultiSourceTracker {
                 // still used up, so it does not start another).
                 continue
             }
-            if standsIn(candidate, startingNow: false) {
-                // Standing in for a missing peak: held, without a hit (a tentative track that
-                // began beside the source's peak, too).
+            if standsIn(candidate, bornFrame: track.bornFrame) {
+                // Standing in for a missing peak: held, without a hit.
                 track.matched = true
                 track.misses = 0
                 tracks[bestTrack] = track
@@ -462,29 +462,31 @@ package final class MultiSourceTracker {
         min(1, candidate.share * candidate.strength / fullStrength)
     }
 
-    /// Whether a candidate stands in for a source whose own peak is missing from this frame:
-    /// it lies on the source's side, nearer the median plane, while the source, heard within
-    /// ``standInSeconds`` (`startingNow`: within ``standInStartSeconds``), has no candidate
-    /// near. An image off a surface parallel to the pair's
-    /// axis (the floor, the ceiling, the walls ahead and behind) is the source seen from
-    /// farther along the same lateral offset, so on its side and nearer the median plane; for a
-    /// few hundred milliseconds it can hold the higher peak of the average and hide the direct
-    /// sound's (within ``SourceCandidateFinder/minimumSeparationSamples``). Such a candidate
-    /// grows no tentative track (it holds one, with no hit). A candidate of the onset average
-    /// (``SourceCandidate/fromOnsets``) is new sound, and beside a steady source the plain
-    /// candidates other than the steady sources are dropped by design: it stands in for none.
+    /// Whether a candidate, of a tentative track started at `bornFrame`, stands in for a
+    /// source whose own peak is missing from this frame: the source was heard within
+    /// ``standInSeconds`` and has no candidate within ``gateDegrees``; the track began at most
+    /// ``standInStartSeconds`` after the source was last heard (or before, beside it); and the
+    /// candidate lies on the source's side (or within ``medianPlaneDegrees`` of the median
+    /// plane), nearer the median plane than the source.
     ///
-    /// evaluate.py --multi: two talkers at RT60 0.3 s, false sources 5 % → 1 % (the talkers'
-    /// images off the wall ahead, at −15° for a talker at −40° and −21° for one at −60°, both
-    /// 1.5 m away in a 6 × 5 m room: where an image source puts them). Only a stand-in that
-    /// comes at once (`startingNow`) starts its track with no hit, and none while the pair
-    /// turns: in SourceFrontBackTests a talker behind, heard again after a pause more than
-    /// ``gateDegrees`` from a track predicted into the wrong hemisphere, lost 20 of its 258
-    /// listed frames to the rule (a turning pair's sources move; a room's images do not).
-    private func standsIn(_ candidate: SourceCandidate, startingNow: Bool) -> Bool {
+    /// An image off a surface parallel to the pair's axis (the floor, the ceiling, the walls
+    /// ahead and behind) is the source seen from farther along the same lateral offset, so on
+    /// its side and nearer the median plane. In a room it can hold the higher peak of the
+    /// average for a few hundred milliseconds and hide the direct sound's (within
+    /// ``SourceCandidateFinder/minimumSeparationSamples``), and at RT60 0.6 s go on standing
+    /// through the talker's pause; nothing else heard then can show it to be a copy.
+    ///
+    /// Not for a candidate of the onset average (``SourceCandidate/fromOnsets``): it is new
+    /// sound, and beside a steady source the plain candidates other than the steady sources
+    /// are dropped by design. Not while the pair turns faster than ``standInTurnSpeed``: a
+    /// turn moves every source's peak, and a talker heard again after a pause, more than
+    /// ``gateDegrees`` from a track predicted into the wrong hemisphere, is no stand-in
+    /// (`SourceFrontBackTests`: one such talker lost 20 of its 258 listed frames to the rule).
+    /// Measured in Docs/Accuracy.md ("A stand-in for a missing peak").
+    private func standsIn(_ candidate: SourceCandidate, bornFrame: Int) -> Bool {
         guard !candidate.fromOnsets, turnSpeed < Self.standInTurnSpeed else { return false }
         for t in 0..<trackCount where tracks[t].peakMissing {
-            if startingNow && Double(frame - tracks[t].heardFrame) * hop > Self.standInStartSeconds { continue }
+            if Double(bornFrame - tracks[t].heardFrame) * hop > Self.standInStartSeconds { continue }
             let a = tracks[t].azimuth, c = candidate.azimuth
             if (c * a > 0 || abs(c) < Self.medianPlaneDegrees) && abs(c) < abs(a) { return true }
         }
@@ -498,7 +500,8 @@ package final class MultiSourceTracker {
             var track = Track()
             track.azimuth = candidates[j].azimuth
             // A stand-in starts held, with no hit (see `standsIn`).
-            track.hits = standsIn(candidates[j], startingNow: true) ? 0 : 1
+            track.bornFrame = frame
+            track.hits = standsIn(candidates[j], bornFrame: frame) ? 0 : 1
             track.matched = true
             track.echo = echoes[j]
             track.tookOnsets = candidates[j].fromOnsets

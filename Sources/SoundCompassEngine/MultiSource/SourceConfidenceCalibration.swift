@@ -32,8 +32,8 @@ package final class SourceConfidenceCalibration {
     /// Set to report the tracker's own confidence (to refit the weights from records).
     package static let isIdentity = false
     /// The model's weights: intercept, confidence, log age, level re the frame per 10 dB
-    /// (`confidence.py --fit`, 2026-11-29, on 11b5f3d's tracker).
-    static let intercept = 0.621, confidenceWeight = 1.616, ageWeight = 0.206, levelWeight = 0.149
+    /// (`confidence.py --fit`, 2026-11-29, on the tracker with stand-ins held).
+    static let intercept = 0.635, confidenceWeight = 1.557, ageWeight = 0.275, levelWeight = 0.137
     /// Ids remembered (a few times `maxSources`: a source long gone is old anyway).
     static let capacity = 32
     /// Age beyond which a source counts as old, seconds.
