@@ -362,10 +362,12 @@ package final class MultiSourceTracker {
     private func associate(candidates: [SourceCandidate], count: Int, averageLevelDBFS: Double) {
         for j in 0..<count { taken[j] = false; trackOf[j] = -1 }
         for t in 0..<trackCount {
+            // Only a confirmed source heard lately can miss its peak (``standsIn``).
+            tracks[t].peakMissing = false
+            guard tracks[t].confirmed, Double(frame - tracks[t].heardFrame) * hop <= Self.standInSeconds else { continue }
             var near = false
             for j in 0..<count where abs(candidates[j].azimuth - tracks[t].azimuth) < Self.gateDegrees { near = true; break }
-            tracks[t].peakMissing = tracks[t].confirmed && !near
-                && Double(frame - tracks[t].heardFrame) * hop <= Self.standInSeconds
+            tracks[t].peakMissing = !near
         }
         while true {
             var bestTrack = -1, bestCandidate = -1
