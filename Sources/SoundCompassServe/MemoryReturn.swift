@@ -4,6 +4,7 @@
 import Glibc
 #endif
 import SoundCompassEngine
+import SoundCompassIO
 
 /// Gives the memory that streaming clients took back to the system once the last one has gone.
 ///
@@ -37,7 +38,7 @@ final class MemoryReturn: Sendable {
                 due = nil
                 return false
             }
-            guard now &- left >= Self.settleNanoseconds else { return false }
+            guard MonotonicClock.elapsed(from: left, to: now) >= Self.settleNanoseconds else { return false }
             due = nil
             return true
         }

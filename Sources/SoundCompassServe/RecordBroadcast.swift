@@ -148,7 +148,7 @@ package final class RecordBroadcast: Sendable {
 
         func figures(now: UInt64) -> ClientFigures {
             ClientFigures(
-                id: id, stream: stream, address: address, connectedSeconds: Double(now &- connectedAt) * 1e-9,
+                id: id, stream: stream, address: address, connectedSeconds: Double(MonotonicClock.elapsed(from: connectedAt, to: now)) * 1e-9,
                 recordsSent: sent, recordsDropped: dropped)
         }
     }
@@ -388,13 +388,15 @@ package final class RecordBroadcast: Sendable {
             var stalled: [Int] = []
             for index in s.clients.indices {
                 var client = s.clients[index]
-                if let started = client.writeStartedAt, !client.stalled, now &- started > limits.stallNanoseconds {
+                if let started = client.writeStartedAt, !client.stalled,
+                    MonotonicClock.elapsed(from: started, to: now) > limits.stallNanoseconds {
                     client.stalled = true
                     s.droppedCount += 1
                     s.dropped.append(client.figures(now: now))
                     if s.dropped.count > Self.droppedListed { s.dropped.removeFirst() }
                     stalled.append(client.id)
-                } else if client.writeStartedAt == nil, now &- client.lastWriteAt > limits.heartbeatNanoseconds {
+                } else if client.writeStartedAt == nil,
+                    MonotonicClock.elapsed(from: client.lastWriteAt, to: now) > limits.heartbeatNanoseconds {
                     client.heartbeatDue = true
                 }
                 if client.stalled || client.heartbeatDue, let waiter = client.waiter {

@@ -78,7 +78,7 @@ struct ServeRoutes: Sendable {
         let now = MonotonicClock.now()
         let json = ServeStatus.json(
             session: session, figures: broadcast.figures(now: now), limit: settings.limits.maximumClients,
-            uptimeSeconds: Double(now &- startedAt) * 1e-9,
+            uptimeSeconds: Double(MonotonicClock.elapsed(from: startedAt, to: now)) * 1e-9,
             connections: (connections.count, connections.cap, connections.evicted))
         var headers = Self.commonHeaders
         headers[.contentType] = "application/json"

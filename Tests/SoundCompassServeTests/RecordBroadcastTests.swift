@@ -106,6 +106,22 @@ import SoundCompassIO
         #expect(take(broadcast, idle).0 == .heartbeat)
     }
 
+    @Test("a sweep whose clock reading is older than a write that started meanwhile drops no one (the reading client dropped in ServeTests under load)")
+    func aSweepReadingTheClockEarlierDropsNoOne() throws {
+        let broadcast = RecordBroadcast(limits: .init(stallSeconds: 2, heartbeatSeconds: 5))
+        let reader = try #require(broadcast.register(stream: .events, lastEventID: nil, address: "reader", now: 0))
+        publish(broadcast, 0..<1)
+        // The monitor reads the clock at 4.999 s; before it takes the lock, the reader's next
+        // write starts at 5 s.
+        _ = broadcast.take(client: reader, now: 5_000_000_000) { _, _ in }
+        #expect(broadcast.sweep(now: 4_999_000_000).isEmpty)
+        #expect(broadcast.figures(now: 5_000_000_000).clientsDropped == 0)
+        // The same write pending past 2 s is a stall.
+        #expect(broadcast.sweep(now: 7_100_000_000) == [reader])
+        #expect(MonotonicClock.elapsed(from: 5, to: 3) == 0)
+        #expect(MonotonicClock.elapsed(from: 3, to: 5) == 2)
+    }
+
     @Test func closingEndsEveryClient() async throws {
         let broadcast = RecordBroadcast()
         let id = try #require(broadcast.register(stream: .events, lastEventID: nil, address: "a", now: 0))

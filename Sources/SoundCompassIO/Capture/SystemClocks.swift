@@ -19,6 +19,14 @@ package enum MonotonicClock {
     package static func now() -> UInt64 {
         UInt64(bitPattern: systemClockNanoseconds(CLOCK_MONOTONIC))
     }
+
+    /// Nanoseconds from `start` to `now`, 0 when `now` is the earlier. Two threads that read the
+    /// clock and then take a lock can see each other's readings in either order: a bare
+    /// `now - start` then wraps to about 585 years (the server took a client that was reading
+    /// everything for one stalled for that long, and dropped it).
+    package static func elapsed(from start: UInt64, to now: UInt64) -> UInt64 {
+        now > start ? now - start : 0
+    }
 }
 
 /// The wall clock (UTC, `CLOCK_REALTIME`): the time served records carry (`wall_time`).
