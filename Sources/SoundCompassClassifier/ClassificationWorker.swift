@@ -31,6 +31,9 @@ final class ClassificationWorker: @unchecked Sendable {
     private var state = State.idle
     private var stopping = false
     private var builder: (any PatchRoundBuilder)?
+    /// Microseconds the thread waits after each round before it reports it done: a machine too
+    /// slow for the rounds, for tests (0 in use). Guarded by `lock`.
+    private var slowness: UInt32 = 0
 
     /// Starts the thread.
     /// - Parameter classifier: the classifier whose network the thread runs.
@@ -63,6 +66,14 @@ final class ClassificationWorker: @unchecked Sendable {
         pthread_cond_signal(wake)
         pthread_mutex_unlock(lock)
         pthread_join(thread, nil)
+    }
+
+    /// Makes every round take at least `microseconds` more (tests: a machine too slow for a
+    /// round every 0.48 s).
+    func slowDown(by microseconds: UInt32) {
+        pthread_mutex_lock(lock)
+        slowness = microseconds
+        pthread_mutex_unlock(lock)
     }
 
     /// The worker holds no batch: the owner may build and submit one.
@@ -104,10 +115,11 @@ final class ClassificationWorker: @unchecked Sendable {
         while true {
             while state != .running && !stopping { pthread_cond_wait(wake, lock) }
             if stopping { break }
-            let builder = self.builder!
+            let builder = self.builder!, slowness = self.slowness
             pthread_mutex_unlock(lock)
             let batch = builder.buildRound()
             classifier.classify(patches: batch.patches, count: batch.count)
+            if slowness > 0 { usleep(slowness) }
             pthread_mutex_lock(lock)
             self.builder = nil
             state = .done

@@ -67,6 +67,8 @@ public final class SourceLabeler: RecordLabeler, PatchRoundBuilder {
     /// Patch rounds that came while the worker was busy and ran as soon as it was free, on the
     /// latest 0.96 s (with `asynchronous` only), so far.
     public private(set) var roundsDeferred = 0
+    /// Patch rounds run so far (not counting ``roundsSkipped``).
+    public var roundsRun: Int { patchNumber }
     /// A round came while the worker was busy: it runs as soon as the worker is free.
     private var roundPending = false
     /// Patch rounds at which nothing was classified because every heard track was labelled and
@@ -99,6 +101,11 @@ public final class SourceLabeler: RecordLabeler, PatchRoundBuilder {
     /// The heard sources of a round: indexes into the latest record's sources, and laterals.
     private var heard: [Int], heardLateral: [Double]
     private var framesSincePatch = 0
+    /// Patch rounds run so far (the round being classified, or last classified): the rounds
+    /// ``TrackLabels`` counts in. A round skipped because the worker was busy is not one, so a
+    /// machine too slow for a round every 0.48 s labels later, never not at all (counted in
+    /// patch times, a worker that needed more than four of them for a round left every track
+    /// unheard for longer than ``TrackLabels/inheritRounds`` between its rounds: no label ever).
     private var patchNumber = 0
     /// What a patch round classifies (see the type's documentation).
     private enum RoundKind { case silence, coincident, lone, several }
@@ -195,6 +202,12 @@ public final class SourceLabeler: RecordLabeler, PatchRoundBuilder {
         return !worker.isIdle && !worker.isDone
     }
 
+    /// With `asynchronous`, makes every round take at least `seconds` more on the labeler's
+    /// thread: a machine too slow for a round every 0.48 s, for tests.
+    func slowWorker(by seconds: Double) {
+        worker?.slowDown(by: UInt32(seconds * 1e6))
+    }
+
     // MARK: - Samples in
 
     public func append(left: UnsafeBufferPointer<Float>, right: UnsafeBufferPointer<Float>) {
@@ -224,7 +237,6 @@ public final class SourceLabeler: RecordLabeler, PatchRoundBuilder {
     /// of the history, so that the caller's thread only copies the ring. ``finishRound()`` then
     /// reads the scores.
     private func classifyPatches() {
-        patchNumber += 1
         if let worker, !worker.isIdle {
             // The previous round is still being built or classified: this round is never waited
             // for, it runs once the worker is free (`append`); one still pending is skipped.
@@ -236,9 +248,10 @@ public final class SourceLabeler: RecordLabeler, PatchRoundBuilder {
         runRound()
     }
 
-    /// Plans the round of patch ``patchNumber`` and builds and classifies it (see
+    /// Plans the next round (``patchNumber``) and builds and classifies it (see
     /// ``classifyPatches()``).
     private func runRound() {
+        patchNumber += 1
         heard.removeAll(keepingCapacity: true)
         for i in 0..<sourceCount where sourceActive[i] { heard.append(i) }
         let count = heard.count

@@ -45,7 +45,8 @@ extension SoundClassifier: ScoreNaming {}
 ///   again, for at most ``maximumUnchangedRounds`` rounds (``unchangedReference(id:round:)``,
 ///   ``keep(id:azimuth:round:)``).
 ///
-/// Rounds are patch numbers (one every 0.48 s). Life cycle: `init` allocates everything; no
+/// Rounds are the labeler's patch rounds run (one every 0.48 s; fewer when its thread cannot
+/// keep up, whose skipped rounds do not count). Life cycle: `init` allocates everything; no
 /// method allocates.
 final class TrackLabels {
     // MARK: - Constants

@@ -119,15 +119,18 @@ struct SourceLabelTests {
     /// samples (no tracker): every source of every record, with its id.
     /// With `asynchronous`, the labeler builds and classifies its rounds on its own thread (as
     /// in `live`), and each block waits for a round in flight to finish before it is appended,
-    /// so that no round is skipped; `skipped` gets the rounds skipped.
+    /// so that no round is skipped; `skipped` gets the rounds skipped. With `slowWorker` (and
+    /// `asynchronous`) each of the thread's rounds takes that many seconds more, and the blocks
+    /// come at four times real time without waiting for it: a machine too slow for the rounds.
     static func runListed(
         _ signal: StereoSignal, counts: UnsafeMutablePointer<(unmasked: Int, classified: Int)>? = nil,
-        asynchronous: Bool = false, skipped: UnsafeMutablePointer<Int>? = nil, unchanged: UnsafeMutablePointer<Int>? = nil,
-        sources: (Double) -> [SourceRecord]
+        asynchronous: Bool = false, slowWorker: Double? = nil, skipped: UnsafeMutablePointer<Int>? = nil,
+        unchanged: UnsafeMutablePointer<Int>? = nil, sources: (Double) -> [SourceRecord]
     ) throws -> [(time: Double, id: Int, label: SoundLabel?)] {
         let configuration = AnalysisConfiguration(sampleRate: signal.sampleRate)
         let classifier = try SoundClassifier(directory: modelDirectory, maximumBatch: SourceLabeler.batchSize(for: configuration))
         let labeler = try SourceLabeler(classifier: classifier, configuration: configuration, asynchronous: asynchronous)
+        if let slowWorker { labeler.slowWorker(by: slowWorker) }
         defer {
             counts?.pointee = (labeler.unmaskedLonePatches, labeler.patchesClassified)
             skipped?.pointee = labeler.roundsSkipped
@@ -139,7 +142,11 @@ struct SourceLabelTests {
             signal.right.withUnsafeBufferPointer { r in
                 var start = 0
                 while start + block <= l.count {
-                    while labeler.isRoundRunning { usleep(200) }
+                    if slowWorker == nil {
+                        while labeler.isRoundRunning { usleep(200) }
+                    } else {
+                        usleep(useconds_t(Double(block) / signal.sampleRate / 4 * 1e6))
+                    }
                     labeler.append(
                         left: UnsafeBufferPointer(rebasing: l[start..<(start + block)]),
                         right: UnsafeBufferPointer(rebasing: r[start..<(start + block)]))
@@ -265,6 +272,31 @@ struct SourceLabelTests {
         #expect(differing <= 2 * rounds)
         #expect(got.suffix(2).map { $0.label?.name } == expected.suffix(2).map { $0.label?.name })
         #expect(expected.contains { $0.label != nil })
+    }
+
+    @Test("on a machine too slow for a round every 0.48 s (a round takes ten), a steady siren is still labelled, later")
+    func slowWorkerStillLabels() throws {
+        _ = try requireClassifier()
+        let n = Int(16 * Self.rate)
+        let siren = Generators.twoToneSiren(sampleRate: Self.rate, count: n)
+        var skipped = 0, counts = (unmasked: 0, classified: 0)
+        // Blocks at 4× real time (or slower, on a loaded machine), a round 1.2 s longer on the
+        // thread: 4.8 s of stream, ten rounds' worth, between the rounds that run. Counted in
+        // patch times, the track was unheard for longer than TrackLabels.inheritRounds (4)
+        // between them: never labelled.
+        let records = try Self.runListed(
+            Self.scene([(siren, 30)]), counts: &counts, asynchronous: true, slowWorker: 1.2, skipped: &skipped
+        ) { _ in [SourceRecord(id: 1, azimuth: 30, confidence: 0.5, levelDBFS: -20, active: true)] }
+        let labelled = records.compactMap(\.label)
+        let first = records.first { $0.label != nil }?.time
+        print("slow labeler's thread: \(counts.classified) patches classified, \(skipped) rounds skipped, "
+              + "\(labelled.count) of \(records.count) records labelled, the first at \(first.map { String($0) } ?? "none") s")
+        #expect(skipped >= 10, "the rounds were not slow enough to skip: \(skipped)")
+        #expect(counts.classified >= 2 && counts.classified <= 6)
+        // 16 s of records at 4×: rounds at about 1, 6 and 11 s; labelled once the second is in
+        // (about 10.6 s), so the last third of the records, or more when the blocks came slower.
+        #expect(labelled.count * 5 >= records.count, "\(labelled.count) of \(records.count)")
+        #expect(labelled.allSatisfy { $0.names.contains { Self.sirens.contains($0) } }, "\(Set(labelled.map(\.name)))")
     }
 
     @Test("a lone source is classified on the unmasked signal: the talker alone, listed, reads Speech from the mixture itself",

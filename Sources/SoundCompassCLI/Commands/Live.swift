@@ -238,6 +238,7 @@ extension SoundCompassCommand {
             compass?.finish()
             try writer?.finish()
             for warning in session.finalWarnings(stopped: summary.ending == .stopped) { Diagnostics.warning(warning) }
+            if let warning = classifier.fellBehindWarning(session) { Diagnostics.warning(warning) }
             if !verbosity.quiet { Diagnostics.note(Self.describe(summary)) }
         }
 

@@ -69,9 +69,19 @@ struct ClassifierOptions: ParsableArguments {
             throw CLIFailure(error.description, status: status)
         }
     }
+
+    /// A warning when the classifier's thread could not keep up (`live`): rounds skipped.
+    func fellBehindWarning(_ session: AnalysisSession) -> String? {
+        guard let labeler = session.labeler as? SourceLabeler, labeler.roundsSkipped > 0 else { return nil }
+        let all = labeler.roundsRun + labeler.roundsSkipped
+        return "the sound classifier fell behind: \(labeler.roundsSkipped) of \(all) patch rounds skipped (every 0.48 s "
+            + "of sound is one), so labels came late; this machine is too busy or slow for it (a debug build is about 10× slower)"
+    }
     #else
     func attach(to session: AnalysisSession, writer: RecordWriter?, asynchronous: Bool = false) throws(CLIFailure) {
         precondition(!enabled, "--classify is refused by validate() when the Classifier trait is off")
     }
+
+    func fellBehindWarning(_ session: AnalysisSession) -> String? { nil }
     #endif
 }
