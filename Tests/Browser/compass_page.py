@@ -181,10 +181,11 @@ def check_siren(driver, By, wait_for, truth, screenshot):
     print(f"compass_page: alert banner {text!r}, first raised by the record at {first} s of stream time "
           f"(siren from {truth['siren_start']:g} s: {latency:.2f} s after its onset)" if latency is not None
           else f"compass_page: alert banner {text!r}")
-    # The target is 1.5 s (measured unloaded: 1.29 s); the bound leaves room for a test machine
-    # busy with other suites, where the classifier's thread may miss a patch round.
-    if latency is None or not (0 <= latency <= 2.5):
-        failures.append(f"the alert came {latency} s after the siren's onset (at most 2.5 s here; target 1.5 s)")
+    # The target, 1.5 s (issue 44). Measured 1.29 s idle and 1.31 s with the server on one core
+    # beside 8 busy loops. (The bound was 2.5 s while the test build's C was unoptimised: then
+    # 2.8-4.3 s on loaded machines, when the classifier's thread fell behind.)
+    if latency is None or not (0 <= latency <= 1.5):
+        failures.append(f"the alert came {latency} s after the siren's onset (at most 1.5 s)")
     if "siren" not in text.lower():
         failures.append(f"the alert banner {text!r} does not name a siren")
     side = "right" if truth["siren_azimuth"] > 0 else "left"
