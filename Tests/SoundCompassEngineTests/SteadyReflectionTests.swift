@@ -40,7 +40,7 @@ struct SteadyReflectionTests {
             left[i] += Float(0.03 * rms * random.gaussian())
             right[i] += Float(0.03 * rms * random.gaussian())
         }
-        return StereoSignal(left: left, right: right, sampleRate: sampleRate)
+        return StereoSignal(left: left, right: right, sampleRate: parts[0].sampleRate)
     }
 
     /// Shares of the records from 2 s on that list a source within 10° of the source's and of
@@ -117,5 +117,64 @@ struct SteadyReflectionTests {
         print("right +3 dB: noise at \(bearings.source)° + its reflection at \(bearings.image)°: source \(listed.source), reflection \(listed.image)")
         #expect(listed.source >= 0.95)
         #expect(listed.image <= 0.05)
+    }
+
+    /// A pink noise whose level fluctuates like running water (a log-normal envelope of ~30 Hz
+    /// bandwidth), peaking at 0.4, heard at 48 kHz from `azimuth`, `delay` seconds late,
+    /// `gainDecibels` re the direct sound, on the 15 cm pair.
+    static func fluctuating(azimuth: Double, seed: UInt64, delay: Double = 0, gainDecibels: Double = 0) -> StereoSignal {
+        let rate = 48000.0, n = Int(8 * rate)
+        let noise = Generators.pinkNoise(count: n, sampleRate: rate, rms: 0.05, seed: seed)
+        // The envelope: white noise through two one-pole low-passes at 30 Hz, exponentiated.
+        var random = SeededRandom(seed: seed &+ 1000)
+        let a = exp(-2 * Double.pi * 30 / rate)
+        var y1 = 0.0, y2 = 0.0, smooth = [Double](repeating: 0, count: n)
+        for i in 0..<n {
+            y1 = a * y1 + (1 - a) * random.gaussian()
+            y2 = a * y2 + (1 - a) * y1
+            smooth[i] = y2
+        }
+        let spread = (smooth.reduce(0) { $0 + $1 * $1 } / Double(n)).squareRoot()
+        let raw = (0..<n).map { noise[$0] * exp(0.8 * smooth[$0] / spread) }
+        let peak = raw.reduce(0) { max($0, abs($1)) }
+        let signal = raw.map { 0.4 * $0 / peak }
+        let arrival = Microphones.spaced(spacing: 0.15).arrivalTimes(azimuth: azimuth)
+        let copies = FractionalDelay.exact(signal, delays: [(delay + arrival.left) * rate, (delay + arrival.right) * rate])
+        let gain = pow(10, gainDecibels / 20)
+        return StereoSignal(
+            left: copies[0].map { Float(gain * $0) }, right: copies[1].map { Float(gain * $0) }, sampleRate: rate)
+    }
+
+    // A fluctuating broadband sound (a running tap) holds new sound and its images do not
+    // (precedence), so the pair is never judged: `markImages()` judges only pairs alike in new
+    // sound (Docs/Accuracy.md, "A broadband source's images off the floor and the ceiling").
+    // Its floor and ceiling images reach a pair at mid-height together: one copy here, 5.5 ms
+    // later and 3 dB weaker, at -12° (labels_real.py's room had them at -5…-10° for a tap at
+    // -27°). Measured when written: the source in 1.000 of the records, the image in 0.904 (a
+    // known issue, #46). Judging unlike pairs as well (a steady candidate marked when the cross
+    // terms, read over two samples, and the ripples name it the later copy of one holding new
+    // sound, strictly; tried 2026-11-30, not kept) took the image to 0.000, and kept an
+    // independent steady noise as loud at its bearing in 1.000, but cost SteadyNoiseRoomTests'
+    // talker 1.2 points (0.384 → 0.372, under its 0.38).
+    @Test("a fluctuating broadband source's floor and ceiling image (5.5 ms, −3 dB) is not listed (a known issue); an independent steady noise at its bearing is")
+    func fluctuatingSourcesImageIsNoSource() throws {
+        let tap = Self.fluctuating(azimuth: -27, seed: 31)
+        let image = Self.fluctuating(azimuth: -12, seed: 31, delay: 0.0055, gainDecibels: -3)
+        let reflected = try Self.listed(Self.mix([tap, image]), source: -27, image: -12)
+        print("fluctuating noise + its image: source \(reflected.source), image \(reflected.image)")
+        #expect(reflected.source >= 0.95)
+        withKnownIssue("#46: a fluctuating source's image holds no new sound, and only pairs alike in it are judged") {
+            #expect(reflected.image <= 0.05)
+        }
+        // The same level at the image's bearing from a steady noise of its own.
+        let rate = 48000.0
+        let steady = Scene(
+            sampleRate: rate, duration: 8,
+            sources: [Source(.pinkNoise, azimuth: -12, levelDBFS: 20 * log10(Double(Generators.rms(image.left.map(Double.init)))), seed: 32)]
+        ).render()
+        let independent = try Self.listed(Self.mix([tap, steady]), source: -27, image: -12)
+        print("fluctuating noise + an independent steady noise: \(independent.source), \(independent.image)")
+        #expect(independent.source >= 0.9)
+        #expect(independent.image >= 0.9)
     }
 }
