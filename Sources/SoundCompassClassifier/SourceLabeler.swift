@@ -67,8 +67,6 @@ public final class SourceLabeler: RecordLabeler, PatchRoundBuilder {
     /// Patch rounds that came while the worker was busy and ran as soon as it was free, on the
     /// latest 0.96 s (with `asynchronous` only), so far.
     public private(set) var roundsDeferred = 0
-    /// Patch rounds run so far (not counting ``roundsSkipped``).
-    public var roundsRun: Int { patchNumber }
     /// A round came while the worker was busy: it runs as soon as the worker is free.
     private var roundPending = false
     /// Patch rounds at which nothing was classified because every heard track was labelled and
@@ -101,12 +99,13 @@ public final class SourceLabeler: RecordLabeler, PatchRoundBuilder {
     /// The heard sources of a round: indexes into the latest record's sources, and laterals.
     private var heard: [Int], heardLateral: [Double]
     private var framesSincePatch = 0
-    /// Patch rounds run so far (the round being classified, or last classified): the rounds
-    /// ``TrackLabels`` counts in. A round skipped because the worker was busy is not one, so a
-    /// machine too slow for a round every 0.48 s labels later, never not at all (counted in
-    /// patch times, a worker that needed more than four of them for a round left every track
-    /// unheard for longer than ``TrackLabels/inheritRounds`` between its rounds: no label ever).
-    private var patchNumber = 0
+    /// Patch rounds run so far, not counting ``roundsSkipped`` (the latest is the round being
+    /// classified, or last classified): the rounds ``TrackLabels`` counts in. A round skipped
+    /// because the worker was busy is not one, so a machine too slow for a round every 0.48 s
+    /// labels later, never not at all (counted in patch times, a worker that needed more than
+    /// four of them for a round left every track unheard for longer than
+    /// ``TrackLabels/inheritRounds`` between its rounds: no label ever).
+    public private(set) var roundsRun = 0
     /// What a patch round classifies (see the type's documentation).
     private enum RoundKind { case silence, coincident, lone, several }
     /// The round being classified (or last classified): its kind, patch number, the due heard
@@ -248,22 +247,22 @@ public final class SourceLabeler: RecordLabeler, PatchRoundBuilder {
         runRound()
     }
 
-    /// Plans the next round (``patchNumber``) and builds and classifies it (see
+    /// Plans the next round (``roundsRun``) and builds and classifies it (see
     /// ``classifyPatches()``).
     private func runRound() {
-        patchNumber += 1
+        roundsRun += 1
         heard.removeAll(keepingCapacity: true)
         for i in 0..<sourceCount where sourceActive[i] { heard.append(i) }
         let count = heard.count
         heardAtLastRound = count
         // The heard sources due at this round (a labelled track every other round), in order.
-        roundPatch = patchNumber
+        roundPatch = roundsRun
         roundCount = 0
         roundHeard = count
         for (j, i) in heard.enumerated() {
             heardLateral[j] = sourceLateral[i]
             patchPosition[j] = -1
-            guard tracks.isDue(id: sourceIDs[i], round: patchNumber) else { continue }
+            guard tracks.isDue(id: sourceIDs[i], round: roundsRun) else { continue }
             patchPosition[j] = roundCount
             roundIDs[roundCount] = sourceIDs[i]
             roundAzimuths[roundCount] = sourceAzimuth[i]
@@ -272,7 +271,7 @@ public final class SourceLabeler: RecordLabeler, PatchRoundBuilder {
         if count == 0 {
             roundKind = .silence
         } else if roundCount == 0
-            && (count == 1 || configuration.array.kind == .coincident || !tracks.isBroadbandDue(round: patchNumber)) {
+            && (count == 1 || configuration.array.kind == .coincident || !tracks.isBroadbandDue(round: roundsRun)) {
             // Every heard source is labelled and was classified at the round before (and the
             // mixture too, or there is none to classify apart: a coincident pair).
             roundsRested += 1
@@ -284,7 +283,7 @@ public final class SourceLabeler: RecordLabeler, PatchRoundBuilder {
         } else {
             roundKind = .several
             // The mixture at every round while a due track may alert: its support starts the alert.
-            roundMixture = tracks.isBroadbandDue(round: patchNumber)
+            roundMixture = tracks.isBroadbandDue(round: roundsRun)
             for j in 0..<roundCount where !roundMixture && tracks.isAlertPossible(id: roundIDs[j]) { roundMixture = true }
         }
         planUnchanged()
@@ -312,8 +311,8 @@ public final class SourceLabeler: RecordLabeler, PatchRoundBuilder {
                 reference = nil
             case .lone, .several:
                 reference = p < roundCount
-                    ? tracks.unchangedReference(id: roundIDs[p], round: patchNumber)
-                    : tracks.unchangedBroadbandReference(round: patchNumber)
+                    ? tracks.unchangedReference(id: roundIDs[p], round: roundsRun)
+                    : tracks.unchangedBroadbandReference(round: roundsRun)
             }
             guard let reference else { continue }
             (roundReferences.pointer + p * n).update(from: reference, count: n)
@@ -453,7 +452,7 @@ public final class SourceLabeler: RecordLabeler, PatchRoundBuilder {
         var loudest = -1
         for i in 0..<record.sources.count {
             var source = record.sources[i]
-            source.label = tracks.label(of: source.id, azimuth: source.azimuth, round: patchNumber)
+            source.label = tracks.label(of: source.id, azimuth: source.azimuth, round: roundsRun)
             out.sources.append(source)
             if source.active, source.label != nil, loudest < 0 || source.levelDBFS > out.sources[loudest].levelDBFS {
                 loudest = i
