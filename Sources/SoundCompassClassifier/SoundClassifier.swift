@@ -192,6 +192,38 @@ public final class SoundClassifier {
         return false
     }
 
+    /// The index (into ``alerts``) of the first alert that `scores` start by
+    /// ``alertStartScore``'s rule (one of its classes the best of all 521 with at least
+    /// ``alertStartScore``, or at ``alertStrongScore`` wherever it ranks), or nil.
+    /// - Parameter scores: ``YAMNet/classCount`` scores, by class index.
+    func startedAlert(scores: UnsafePointer<Float>) -> Int? {
+        guard !alerts.isEmpty else { return nil }
+        let top = Self.threeBest(scores)
+        for (i, alert) in alerts.enumerated() {
+            for c in alert.classes where scores[c] >= Self.alertStrongScore || (c == top.0 && scores[c] >= Self.alertStartScore) {
+                return i
+            }
+        }
+        return nil
+    }
+
+    /// Whether alert `index` (into ``alerts``) holds in `scores`: one of its classes among the
+    /// three best of all 521 with at least ``alertHoldScore``.
+    func holdsAlert(_ index: Int, scores: UnsafePointer<Float>) -> Bool {
+        let top = Self.threeBest(scores)
+        return alerts[index].classes.contains { Self.isNear($0, top: top, scores: scores) }
+    }
+
+    /// The largest score of alert `index`'s classes (into ``alerts``) in `scores`.
+    func alertScore(_ index: Int, scores: UnsafePointer<Float>) -> Float {
+        var best: Float = 0
+        for c in alerts[index].classes { best = max(best, scores[c]) }
+        return best
+    }
+
+    /// The name of alert `index` (into ``alerts``).
+    func alertName(_ index: Int) -> String { alerts[index].name }
+
     /// The indices of the three best of all 521 scores, best first.
     private static func threeBest(_ scores: UnsafePointer<Float>) -> (Int, Int, Int) {
         var top = (-1, -1, -1), topScore: (Float, Float, Float) = (-1, -1, -1)

@@ -30,11 +30,13 @@ import Musl
 /// - **one heard**: the mixture unmasked, scaled (no mask can make a lone sound read better than
 ///   the sound itself), unless more than ``maximumForeignShare`` of its energy holds onsets far
 ///   from the heard source (a louder sound the tracker does not list): then its one-source mask;
-/// - **two or more heard**: each source's masked patch and the unmasked mixture, scaled, in one
-///   batch; the mixture's pooled label is the record's ``AnalysisRecord/label``, and a separated
-///   source's alert starts only when the mixture supports it (``TrackLabels``: a mask can make a
-///   reflection of applause read "Siren"); the mixture is classified at every round while a
-///   heard track may alert;
+/// - **two or more heard**: each source's masked patch and the unmasked mixture, at its own level
+///   (the unseparated sound as YAMNet hears it), in one batch; the mixture's pooled label is the
+///   record's ``AnalysisRecord/label``, and a separated source's alert starts only when the
+///   mixture supports it (``TrackLabels``: a mask can make a reflection of applause read
+///   "Siren"); an alert the mixture starts beside a sound it had named goes to the new track
+///   that carries it (``TrackLabels/leadAlert(round:)``); the mixture is classified at every
+///   round while a heard track may alert or, with alerts asked for, is new;
 /// - a coincident pair has no delay to go by: the scaled mixture names every heard source.
 /// A labelled track that raises no alert has a patch built every other round, on patches that do
 /// not overlap (``TrackLabels/isDue(id:round:)``), and classified only when its sound has
@@ -282,9 +284,14 @@ public final class SourceLabeler: RecordLabeler, PatchRoundBuilder {
             roundKind = .lone
         } else {
             roundKind = .several
-            // The mixture at every round while a due track may alert: its support starts the alert.
+            // The mixture at every round while a due track may alert (its support starts the
+            // alert) or, with alerts asked for, is new (the mixture may hand it its alert).
             roundMixture = tracks.isBroadbandDue(round: roundsRun)
-            for j in 0..<roundCount where !roundMixture && tracks.isAlertPossible(id: roundIDs[j]) { roundMixture = true }
+            let leads = !classifier.alerts.isEmpty
+            for j in 0..<roundCount where !roundMixture {
+                let id = roundIDs[j]
+                if tracks.isAlertPossible(id: id) || (leads && tracks.isNew(id: id, round: roundsRun)) { roundMixture = true }
+            }
         }
         planUnchanged()
         if let worker, let snapshot {
@@ -351,12 +358,12 @@ public final class SourceLabeler: RecordLabeler, PatchRoundBuilder {
             }
             batch = 1
         case .several:
-            // The due sources' masked patches, and the scaled mixture's after them when it is
-            // due: one batch.
+            // The due sources' masked patches, and the mixture's, as heard, after them when it
+            // is due: one batch.
             masks.prepare(laterals: heardLateral, count: count)
             masks.build(
                 history: source, frontEnd: frontEnd, sources: count, positions: patchPosition,
-                mixtureAt: roundMixture ? roundCount : -1, normalised: true)
+                mixtureAt: roundMixture ? roundCount : -1, normalised: true, mixtureAsHeard: true)
             batch = roundCount + (roundMixture ? 1 : 0)
         }
         // Each patch's signature; a patch whose sound has not changed leaves the batch.
@@ -429,6 +436,7 @@ public final class SourceLabeler: RecordLabeler, PatchRoundBuilder {
                     id: roundIDs[j], azimuth: roundAzimuths[j], scores: scores, signature: roundSignatures.pointer + j * n,
                     round: roundPatch, separated: true)
             }
+            tracks.leadAlert(round: roundPatch)
         }
     }
 

@@ -207,18 +207,22 @@ final class SourceMasks {
     ///
     /// With `raiseOnly`, a patch is only ever raised towards the level, never lowered (the
     /// unmasked patch of a lone source: a quiet one still reads as at any level, and a loud one
-    /// is heard as it is).
+    /// is heard as it is). With `mixtureAsHeard`, the mixture's patch is left at its own level
+    /// whatever `normalised` says: beside the masked patches of two or more sources it is the
+    /// unseparated sound as YAMNet would hear it, the reference a separated label must beat (a
+    /// police siren rising beside a talker at its level read "Police car (siren)" 0.52 there
+    /// and "Speech" 0.13 raised 10 dB to the patch level).
     func build(
         history: OnsetDelayHistory, frontEnd: LogMelFrontEnd, sources: Int, positions: [Int], mixtureAt: Int,
-        normalised: Bool, raiseOnly: Bool = false
+        normalised: Bool, raiseOnly: Bool = false, mixtureAsHeard: Bool = false
     ) {
         assign(history: history, sources: sources)
         render(
             history: history, frontEnd: frontEnd, sources: sources, positions: positions, mixtureAt: mixtureAt,
-            normalised: normalised, raiseOnly: raiseOnly)
+            normalised: normalised, raiseOnly: raiseOnly, mixtureAsHeard: mixtureAsHeard)
     }
 
-    /// The first half of ``build(history:frontEnd:sources:positions:mixtureAt:normalised:raiseOnly:)``:
+    /// The first half of ``build(history:frontEnd:sources:positions:mixtureAt:normalised:raiseOnly:mixtureAsHeard:)``:
     /// each bin of the last 96 frames to its source, and each patch's floor and per-frame power.
     private func assign(history: OnsetDelayHistory, sources: Int) {
         let stride = Self.stride, frames = Self.frames
@@ -276,11 +280,11 @@ final class SourceMasks {
         }
     }
 
-    /// The second half of ``build(history:frontEnd:sources:positions:mixtureAt:normalised:raiseOnly:)``,
+    /// The second half of ``build(history:frontEnd:sources:positions:mixtureAt:normalised:raiseOnly:mixtureAsHeard:)``,
     /// after ``assign(history:sources:)`` with the same `sources`.
     private func render(
         history: OnsetDelayHistory, frontEnd: LogMelFrontEnd, sources: Int, positions: [Int], mixtureAt: Int,
-        normalised: Bool, raiseOnly: Bool = false
+        normalised: Bool, raiseOnly: Bool, mixtureAsHeard: Bool
     ) {
         let melBands = YAMNet.melBands, stride = Self.stride, frames = Self.frames
         let patchCount = sources + 1
@@ -288,6 +292,7 @@ final class SourceMasks {
             let gain = normalised ? Self.levelGain(framePowers: framePower + j * frames, scratch: sortScratch) : 1
             gains[j] = raiseOnly ? max(1, gain) : gain
         }
+        if mixtureAsHeard { gains[sources] = 1 }
         // Pass 2: masked, scaled magnitudes into mel and log; the mixture's last.
         for f in 0..<frames {
             let slot = history.slot(ofFrame: f)

@@ -15,6 +15,16 @@ protocol ScoreNaming: AnyObject {
     /// or more in `scores`, wherever it ranks: the unseparated mixture's support for a separated
     /// source's alert.
     func supportsAlert(named name: String, scores: UnsafePointer<Float>) -> Bool
+    /// The index of the first alert that `scores` start (``SoundClassifier/alertStartScore``'s
+    /// rule), or nil.
+    func startedAlert(scores: UnsafePointer<Float>) -> Int?
+    /// Whether alert `index` holds in `scores`: one of its classes among the three best with at
+    /// least ``SoundClassifier/alertHoldScore``.
+    func holdsAlert(_ index: Int, scores: UnsafePointer<Float>) -> Bool
+    /// The largest score of alert `index`'s classes in `scores`.
+    func alertScore(_ index: Int, scores: UnsafePointer<Float>) -> Float
+    /// The name of alert `index`.
+    func alertName(_ index: Int) -> String
 }
 
 extension SoundClassifier: ScoreNaming {}
@@ -36,6 +46,9 @@ extension SoundClassifier: ScoreNaming {}
 ///   supports it: one of the alert's classes scores ``SoundClassifier/alertHoldScore`` or more in
 ///   the mixture's patch of the same round, or in its pooled scores. Unsupported, the track's
 ///   label is withheld for that round. A lone source's patch is the mixture: it needs none.
+/// - **Lead**: the other way round, an alert that the mixture starts beside a sound it had
+///   already named goes to the new track that carries it, before the track's own masked patches
+///   name it (``leadAlert(round:)``).
 /// - **Carry-over**: a source listed under a new id within ``inheritDegrees`` of a labelled
 ///   track the record no longer lists, heard within ``inheritRounds`` rounds, takes its slot.
 /// - **Refresh**: a labelled track that raises no alert, nor is near one, has a patch built
@@ -74,6 +87,15 @@ final class TrackLabels {
     /// (0.48 s each: 7.68 s) all the same. A safety net only: a patch is compared with the last
     /// one classified, so a sound that drifts is classified once it has drifted 0.35 away.
     static let maximumUnchangedRounds = 16
+    /// A track first heard within this many rounds (0.48 s each) counts as new: the mixture's
+    /// alert may be handed to it (``leadAlert(round:)``). The police siren beside a talker of
+    /// `labels_real.py` is listed 0.5–0.9 s after its onset and named by the mixture 1.4 s
+    /// after it: its track is then 1–2 rounds old, the talker's 3 or more.
+    static let leadRounds = 3
+    /// Pooled scores whose best reported name raises no alert and scores at least this name
+    /// another sound (the talker's "Speech" 0.68–0.75 beside the rising siren; the siren's own
+    /// masked patches 0.08–0.28 for whatever they read).
+    static let otherSoundScore: Double = 0.5
 
     // MARK: - State
 
@@ -100,6 +122,13 @@ final class TrackLabels {
     private let broadbandLatest: OwnedBuffer<Float>
     /// Alerts of separated tracks withheld because the mixture did not support them.
     private(set) var alertsWithheld = 0
+    /// Per slot: the round its track was first heard (its latest start), and the alert (an
+    /// index into the classifier's) that the mixture hands it (``leadAlert(round:)``; −1: none).
+    private var firstRound: [Int], mixtureAlert: [Int]
+    /// The mixture's pooled scores before its latest patch was pooled in.
+    private let broadbandBefore: OwnedBuffer<Float>
+    /// Alerts the mixture handed to a new track (``leadAlert(round:)``).
+    private(set) var alertsLed = 0
 
     /// - Parameters:
     ///   - classifier: names the pooled scores (its label set and alerts).
@@ -120,6 +149,9 @@ final class TrackLabels {
         broadbandScores = OwnedBuffer(zeros: YAMNet.classCount)
         broadbandSignature = OwnedBuffer(zeros: PatchSignature.count)
         broadbandLatest = OwnedBuffer(zeros: YAMNet.classCount)
+        broadbandBefore = OwnedBuffer(zeros: YAMNet.classCount)
+        firstRound = [Int](repeating: Int.min / 2, count: slots)
+        mixtureAlert = [Int](repeating: -1, count: slots)
     }
 
     /// `label`, or nil when its best score is below ``minimumLabelScore`` and it raises no alert.
@@ -160,6 +192,8 @@ final class TrackLabels {
         } else {
             rounds[s] = 1
             favoured[s] = -1
+            firstRound[s] = round
+            mixtureAlert[s] = -1
         }
         Self.pool(current, into: pooled, rounds: rounds[s])
         var best = favoured[s]
@@ -212,11 +246,103 @@ final class TrackLabels {
         return labels[s]?.alert == true || classifier.isAlertNear(scores: scores.pointer + s * YAMNet.classCount)
     }
 
+    /// The mixture's alert handed to the new track that carries it. Call at the end of a round
+    /// with two or more heard, after ``storeBroadband(scores:signature:round:)`` and every
+    /// ``store(id:azimuth:scores:signature:round:separated:)`` of `round`.
+    ///
+    /// A masked patch of a sound that has just started beside a louder one reads as the louder
+    /// one: a police siren rising beside a talker at its level read "Speech" or "Music" in its
+    /// first masked patches while the unmasked mixture already named it. So when the mixture's
+    /// patch of this round starts an alert (``SoundClassifier/alertStartScore``'s rule) while
+    /// its pooled scores before it held none and named another sound (at least
+    /// ``otherSoundScore``), the alert goes to a track listed and heard at this round or the one
+    /// before that does not name another sound itself (the talker does): the one first heard
+    /// earliest (precedence: a reflection, or a phantom between two sources, is listed after
+    /// the direct sound), and of those first heard at the same round the one whose pooled scores
+    /// give the alert's classes most; provided that track is new (first heard within
+    /// ``leadRounds`` rounds): the new sound's onset made a new track. Else no track takes it: an
+    /// established one alerts on its own evidence. The handed alert holds while the mixture's
+    /// patches hold it (its class among their three best at ``SoundClassifier/alertHoldScore``)
+    /// and the track is heard; the track's own alert, once its patches name the sound, goes on
+    /// by the usual rule.
+    func leadAlert(round: Int) {
+        guard broadbandClassified == round else { return }
+        let latest = UnsafePointer(broadbandLatest.pointer)
+        for s in ids.indices where mixtureAlert[s] >= 0 {
+            let a = mixtureAlert[s]
+            guard ids[s] >= 0, isListed(ids[s]), round - lastRound[s] <= 1, classifier.holdsAlert(a, scores: latest) else {
+                mixtureAlert[s] = -1
+                continue
+            }
+            markAlert(slot: s, alert: a)
+        }
+        guard let a = classifier.startedAlert(scores: latest), !classifier.isAlertNear(scores: broadbandBefore.pointer),
+            namesOtherSound(broadbandBefore.pointer)
+        else { return }
+        let name = classifier.alertName(a)
+        // The earliest heard (precedence: a reflection or a phantom is listed after the direct
+        // sound), of equals the one whose scores give the alert's classes most.
+        var pick = -1, pickScore: Float = -1
+        for s in ids.indices where ids[s] >= 0 && isListed(ids[s]) && round - lastRound[s] <= 1 {
+            let pooled = scores.pointer + s * YAMNet.classCount
+            if labels[s]?.alert == true && labels[s]?.alertName == name { return }  // alerting on its own
+            guard mixtureAlert[s] < 0, !namesOtherSound(pooled) else { continue }
+            let score = classifier.alertScore(a, scores: pooled)
+            if pick < 0 || firstRound[s] < firstRound[pick] || (firstRound[s] == firstRound[pick] && score > pickScore) {
+                pickScore = score
+                pick = s
+            }
+        }
+        guard pick >= 0, round - firstRound[pick] < Self.leadRounds else { return }
+        mixtureAlert[pick] = a
+        alertsLed += 1
+        markAlert(slot: pick, alert: a)
+    }
+
+    /// Whether `scores` name a sound that raises no alert with at least ``otherSoundScore``.
+    private func namesOtherSound(_ scores: UnsafePointer<Float>) -> Bool {
+        var best = -1
+        let label = classifier.label(scores: scores, favouring: -1, by: 1, alerting: false, best: &best)
+        return !label.alert && label.score >= Self.otherSoundScore
+    }
+
+    /// Slot `s`'s label raised to alert `a` (its own names kept; made from its pooled scores
+    /// when it has no label yet).
+    private func markAlert(slot s: Int, alert a: Int) {
+        var label: SoundLabel
+        if let own = labels[s] {
+            label = own
+        } else {
+            var best = favoured[s]
+            label = classifier.label(
+                scores: scores.pointer + s * YAMNet.classCount, favouring: best, by: Self.switchMargin, alerting: false,
+                best: &best)
+        }
+        if !label.alert {
+            label.alert = true
+            label.alertName = classifier.alertName(a)
+        }
+        labels[s] = label
+    }
+
+    /// Whether source `id`'s track is new: first heard within ``leadRounds`` rounds of `round`,
+    /// or not yet heard (the mixture is then classified at every round, so that its alert can
+    /// be handed to it: ``leadAlert(round:)``).
+    func isNew(id: Int, round: Int) -> Bool {
+        guard let s = ids.firstIndex(of: id) else { return true }
+        return round - firstRound[s] < Self.leadRounds
+    }
+
     /// Pools a patch of the unmasked mixture (two or more heard) into the record's own label;
     /// `signature` is the patch's.
     func storeBroadband(scores current: UnsafePointer<Float>, signature: UnsafePointer<Float>, round: Int) {
         broadbandLatest.pointer.update(from: current, count: YAMNet.classCount)
         let recent = round - broadbandRound <= Self.inheritRounds
+        if recent {
+            broadbandBefore.pointer.update(from: broadbandScores.pointer, count: YAMNet.classCount)
+        } else {
+            broadbandBefore.pointer.update(repeating: 0, count: YAMNet.classCount)
+        }
         broadbandRounds = recent ? broadbandRounds + 1 : 1
         Self.pool(current, into: broadbandScores.pointer, rounds: broadbandRounds)
         broadbandRound = round

@@ -150,6 +150,19 @@ struct LabelerPartsTests {
         let faint = [Float](repeating: 1e-6, count: YAMNet.patchFrames)
         let capped = faint.withUnsafeBufferPointer { p in scratch.withUnsafeMutableBufferPointer { SourceMasks.levelGain(framePowers: p.baseAddress!, scratch: $0.baseAddress!) } }
         #expect(capped == SourceMasks.maximumLevelGain)
+        // With mixtureAsHeard the mixture keeps its own level (the sources' patches theirs):
+        // its patch is the one built unnormalised, the scaled one differs.
+        let normalisedMixture = Array(UnsafeBufferPointer(start: masks.patches + 2 * size, count: size))
+        let normalisedSource = Array(UnsafeBufferPointer(start: masks.patches, count: size))
+        masks.build(history: history, frontEnd: frames.frontEnd, sources: 2, positions: [0, 1], mixtureAt: 2, normalised: false)
+        let heardMixture = Array(UnsafeBufferPointer(start: masks.patches + 2 * size, count: size))
+        masks.build(
+            history: history, frontEnd: frames.frontEnd, sources: 2, positions: [0, 1], mixtureAt: 2, normalised: true,
+            mixtureAsHeard: true)
+        #expect(Array(UnsafeBufferPointer(start: masks.patches + 2 * size, count: size)) == heardMixture)
+        #expect(Array(UnsafeBufferPointer(start: masks.patches, count: size)) == normalisedSource)
+        let shift = zip(normalisedMixture, heardMixture).map { abs($0 - $1) }.max() ?? 0
+        #expect(shift > 0.5, "the scaled mixture is \(shift) log units away from the mixture as heard")
     }
 
     /// Names a score vector by its largest entries among the first four classes ("a", "b", "c",
@@ -175,6 +188,13 @@ struct LabelerPartsTests {
         }
         /// Alert "d" is supported where class "d" scores 0.15 or more.
         func supportsAlert(named name: String, scores: UnsafePointer<Float>) -> Bool { name == "d" && scores[3] >= 0.15 }
+        /// Alert 0 ("d") starts where "d" is the best at 0.3.
+        func startedAlert(scores: UnsafePointer<Float>) -> Int? {
+            (0..<4).allSatisfy { scores[$0] <= scores[3] } && scores[3] >= 0.3 ? 0 : nil
+        }
+        func holdsAlert(_ index: Int, scores: UnsafePointer<Float>) -> Bool { isAlertNear(scores: scores) }
+        func alertScore(_ index: Int, scores: UnsafePointer<Float>) -> Float { scores[3] }
+        func alertName(_ index: Int) -> String { "d" }
     }
 
     /// A score vector: class c at `value`, the others at `rest`.
@@ -245,6 +265,87 @@ struct LabelerPartsTests {
         for round in 1...2 { tracks.store(id: 2, azimuth: -40, scores: Self.scores([3: 0.9]), round: round) }
         #expect(tracks.label(of: 2, azimuth: -40, round: 2)?.alert == true)
         #expect(tracks.alertsWithheld == 2)
+    }
+
+    @Test("tracks: an alert the mixture starts beside a sound it had named goes to the new track that carries it, and holds while the mixture holds it")
+    func mixtureLeadsANewTracksAlert() {
+        let tracks = TrackLabels(classifier: FakeNamer(), capacity: 4)
+        let zeros = [Float](repeating: 0, count: PatchSignature.count)
+        let talker = SourceRecord(id: 1, azimuth: -50, confidence: 1, levelDBFS: -20, active: true)
+        let siren = SourceRecord(id: 2, azimuth: 20, confidence: 1, levelDBFS: -24, active: true)
+        let ghost = SourceRecord(id: 3, azimuth: 70, confidence: 1, levelDBFS: -30, active: true)
+        // Rounds 1–3: the talker ("a" 0.9) in the mixture; its track established. At round 3 a
+        // new source is listed; its masked patch reads "b" with "d" at 0.05.
+        tracks.setListed([talker])
+        for round in 1...3 {
+            if round == 3 { tracks.setListed([talker, siren]) }
+            tracks.storeBroadband(scores: Self.scores([0: 0.9]), signature: zeros, round: round)
+            tracks.store(id: 1, azimuth: -50, scores: Self.scores([0: 0.9]), signature: zeros, round: round, separated: true)
+            if round == 3 {
+                tracks.store(id: 2, azimuth: 20, scores: Self.scores([1: 0.3, 3: 0.05]), signature: zeros, round: round, separated: true)
+            }
+            tracks.leadAlert(round: round)
+        }
+        #expect(tracks.alertsLed == 0, "the mixture names no alert yet")
+        // Round 4: the mixture's patch starts "d" (0.5, best). A phantom is listed, first heard
+        // now, with more "d" in its mask (0.2) than the new source has: precedence gives the
+        // alert to the source heard first. The talker's leak gives it "d" 0.3 beside its "a"
+        // 0.8 (pooled, more "d" than the new source's), but it names another sound ("a").
+        tracks.setListed([talker, siren, ghost])
+        #expect(tracks.isNew(id: 2, round: 4) && !tracks.isNew(id: 1, round: 4), "the talker's track is 3 rounds old")
+        tracks.storeBroadband(scores: Self.scores([3: 0.5, 0: 0.4]), signature: zeros, round: 4)
+        tracks.store(id: 1, azimuth: -50, scores: Self.scores([0: 0.8, 3: 0.3]), signature: zeros, round: 4, separated: true)
+        tracks.store(id: 2, azimuth: 20, scores: Self.scores([1: 0.3, 3: 0.05]), signature: zeros, round: 4, separated: true)
+        tracks.store(id: 3, azimuth: 70, scores: Self.scores([2: 0.3, 3: 0.2]), signature: zeros, round: 4, separated: true)
+        tracks.leadAlert(round: 4)
+        let led = tracks.label(of: 2, azimuth: 20, round: 4)
+        #expect(led?.alert == true && led?.alertName == "d", "\(String(describing: led))")
+        #expect(led?.name == "b", "its own name is kept: \(String(describing: led))")
+        #expect(tracks.label(of: 1, azimuth: -50, round: 4)?.alert == false)
+        #expect(tracks.label(of: 3, azimuth: 70, round: 4) == nil)
+        #expect(tracks.alertsLed == 1)
+        // Round 5: the mixture holds "d" (among its three best at 0.15 or more): so does the track,
+        // though its own pooled scores do not.
+        tracks.storeBroadband(scores: Self.scores([0: 0.5, 3: 0.3]), signature: zeros, round: 5)
+        tracks.store(id: 2, azimuth: 20, scores: Self.scores([1: 0.3, 3: 0.05]), signature: zeros, round: 5, separated: true)
+        tracks.leadAlert(round: 5)
+        #expect(tracks.label(of: 2, azimuth: 20, round: 5)?.alert == true)
+        // Round 6: the mixture no longer holds it: the alert ends.
+        tracks.storeBroadband(scores: Self.scores([0: 0.9, 3: 0.05]), signature: zeros, round: 6)
+        tracks.store(id: 2, azimuth: 20, scores: Self.scores([1: 0.3, 3: 0.05]), signature: zeros, round: 6, separated: true)
+        tracks.leadAlert(round: 6)
+        #expect(tracks.label(of: 2, azimuth: 20, round: 6)?.alert == false)
+        #expect(tracks.alertsLed == 1)
+    }
+
+    @Test("tracks: the mixture hands no alert to an established track, nor when it had named no other sound")
+    func mixtureLeadsOnlyANewSound() {
+        let zeros = [Float](repeating: 0, count: PatchSignature.count)
+        let talker = SourceRecord(id: 1, azimuth: -50, confidence: 1, levelDBFS: -20, active: true)
+        let old = SourceRecord(id: 2, azimuth: 20, confidence: 1, levelDBFS: -24, active: true)
+        // The alert's sound is most in a track heard for 5 rounds: it must alert on its own evidence.
+        let tracks = TrackLabels(classifier: FakeNamer(), capacity: 4)
+        tracks.setListed([talker, old])
+        for round in 1...5 {
+            tracks.storeBroadband(scores: Self.scores([0: 0.9]), signature: zeros, round: round)
+            tracks.store(id: 1, azimuth: -50, scores: Self.scores([0: 0.9]), signature: zeros, round: round, separated: true)
+            tracks.store(id: 2, azimuth: 20, scores: Self.scores([1: 0.3]), signature: zeros, round: round, separated: true)
+        }
+        tracks.storeBroadband(scores: Self.scores([3: 0.5, 0: 0.4]), signature: zeros, round: 6)
+        tracks.store(id: 1, azimuth: -50, scores: Self.scores([0: 0.9]), signature: zeros, round: 6, separated: true)
+        tracks.store(id: 2, azimuth: 20, scores: Self.scores([1: 0.3, 3: 0.1]), signature: zeros, round: 6, separated: true)
+        tracks.leadAlert(round: 6)
+        #expect(tracks.label(of: 2, azimuth: 20, round: 6)?.alert == false)
+        #expect(tracks.alertsLed == 0)
+        // A mixture that named nothing at 0.5 before (the new sound is not beside another).
+        let quiet = TrackLabels(classifier: FakeNamer(), capacity: 4)
+        quiet.setListed([old])
+        quiet.storeBroadband(scores: Self.scores([0: 0.3]), signature: zeros, round: 1)
+        quiet.storeBroadband(scores: Self.scores([3: 0.5, 0: 0.3]), signature: zeros, round: 2)
+        quiet.store(id: 2, azimuth: 20, scores: Self.scores([1: 0.3, 3: 0.1]), signature: zeros, round: 2, separated: true)
+        quiet.leadAlert(round: 2)
+        #expect(quiet.label(of: 2, azimuth: 20, round: 2) == nil)
+        #expect(quiet.alertsLed == 0)
     }
 
     @Test("tracks: a new id near a labelled track the record no longer lists takes its label; a far one does not")
