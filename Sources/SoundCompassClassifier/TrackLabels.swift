@@ -112,6 +112,8 @@ final class TrackLabels {
     /// The ids the latest record lists.
     private var listed: [Int]
     private var listedCount = 0
+    /// Whether each of them is active (heard) in that record.
+    private var listedActive: [Bool]
     /// The unmasked mixture's pooled scores and label, and its bookkeeping.
     private let broadbandScores: OwnedBuffer<Float>
     private(set) var broadbandLabel: SoundLabel?
@@ -122,8 +124,9 @@ final class TrackLabels {
     private let broadbandLatest: OwnedBuffer<Float>
     /// Alerts of separated tracks withheld because the mixture did not support them.
     private(set) var alertsWithheld = 0
-    /// Per slot: the round its track was first heard (its latest start), and the alert (an
-    /// index into the classifier's) that the mixture hands it (``leadAlert(round:)``; −1: none).
+    /// Per slot: the round its source was first heard (its track's latest start, or the round
+    /// its id took the slot over), and the alert (an index into the classifier's) that the
+    /// mixture hands it (``leadAlert(round:)``; −1: none).
     private var firstRound: [Int], mixtureAlert: [Int]
     /// The mixture's pooled scores before its latest patch was pooled in.
     private let broadbandBefore: OwnedBuffer<Float>
@@ -146,6 +149,7 @@ final class TrackLabels {
         scores = OwnedBuffer(zeros: slots * YAMNet.classCount)
         signatures = OwnedBuffer(zeros: slots * PatchSignature.count)
         listed = [Int](repeating: 0, count: capacity)
+        listedActive = [Bool](repeating: false, count: capacity)
         broadbandScores = OwnedBuffer(zeros: YAMNet.classCount)
         broadbandSignature = OwnedBuffer(zeros: PatchSignature.count)
         broadbandLatest = OwnedBuffer(zeros: YAMNet.classCount)
@@ -168,11 +172,20 @@ final class TrackLabels {
     /// The sources the latest record lists (a track they no longer list can be taken over).
     func setListed(_ sources: [SourceRecord]) {
         listedCount = min(sources.count, listed.count)
-        for i in 0..<listedCount { listed[i] = sources[i].id }
+        for i in 0..<listedCount {
+            listed[i] = sources[i].id
+            listedActive[i] = sources[i].active
+        }
     }
 
     private func isListed(_ id: Int) -> Bool {
         for i in 0..<listedCount where listed[i] == id { return true }
+        return false
+    }
+
+    /// Whether the latest record lists source `id` as active.
+    private func isActiveNow(_ id: Int) -> Bool {
+        for i in 0..<listedCount where listed[i] == id { return listedActive[i] }
         return false
     }
 
@@ -255,22 +268,22 @@ final class TrackLabels {
     /// first masked patches while the unmasked mixture already named it. So when the mixture's
     /// patch of this round starts an alert (``SoundClassifier/alertStartScore``'s rule) while
     /// its pooled scores before it held none and named another sound (at least
-    /// ``otherSoundScore``), the alert goes to a track listed and heard at this round or the one
-    /// before that does not name another sound itself (the talker does): the one first heard
-    /// earliest (precedence: a reflection, or a phantom between two sources, is listed after
-    /// the direct sound), and of those first heard at the same round the one whose pooled scores
-    /// give the alert's classes most; provided that track is new (first heard within
-    /// ``leadRounds`` rounds): the new sound's onset made a new track. Else no track takes it: an
-    /// established one alerts on its own evidence. The handed alert holds while the mixture's
-    /// patches hold it (its class among their three best at ``SoundClassifier/alertHoldScore``)
-    /// and the track is heard; the track's own alert, once its patches name the sound, goes on
-    /// by the usual rule.
+    /// ``otherSoundScore``), the alert goes to a source active in the latest record, its patch
+    /// built at this round or the one before, that does not name another sound itself (the
+    /// talker does): the one first heard earliest (precedence: a reflection, or a phantom
+    /// between two sources, is listed after the direct sound), and of those first heard at the
+    /// same round the one whose pooled scores give the alert's classes most; provided that
+    /// track is new (first heard within ``leadRounds`` rounds): the new sound's onset made a new
+    /// track. Else no track takes it: an established one alerts on its own evidence. The handed
+    /// alert holds while the mixture's patches hold it (its class among their three best at
+    /// ``SoundClassifier/alertHoldScore``) and the source is active and heard; the track's own
+    /// alert, once its patches name the sound, goes on by the usual rule.
     func leadAlert(round: Int) {
         guard broadbandClassified == round else { return }
         let latest = UnsafePointer(broadbandLatest.pointer)
         for s in ids.indices where mixtureAlert[s] >= 0 {
             let a = mixtureAlert[s]
-            guard ids[s] >= 0, isListed(ids[s]), round - lastRound[s] <= 1, classifier.holdsAlert(a, scores: latest) else {
+            guard ids[s] >= 0, isActiveNow(ids[s]), round - lastRound[s] <= 1, classifier.holdsAlert(a, scores: latest) else {
                 mixtureAlert[s] = -1
                 continue
             }
@@ -283,7 +296,7 @@ final class TrackLabels {
         // The earliest heard (precedence: a reflection or a phantom is listed after the direct
         // sound), of equals the one whose scores give the alert's classes most.
         var pick = -1, pickScore: Float = -1
-        for s in ids.indices where ids[s] >= 0 && isListed(ids[s]) && round - lastRound[s] <= 1 {
+        for s in ids.indices where ids[s] >= 0 && isActiveNow(ids[s]) && round - lastRound[s] <= 1 {
             let pooled = scores.pointer + s * YAMNet.classCount
             if labels[s]?.alert == true && labels[s]?.alertName == name { return }  // alerting on its own
             guard mixtureAlert[s] < 0, !namesOtherSound(pooled) else { continue }
@@ -361,7 +374,7 @@ final class TrackLabels {
     func label(of id: Int, azimuth: Double, round: Int) -> SoundLabel? {
         if let s = ids.firstIndex(of: id) { return labels[s] }
         guard let s = inheritableSlot(azimuth: azimuth, round: round) else { return nil }
-        ids[s] = id
+        take(slot: s, id: id, round: round)
         return labels[s]
     }
 
@@ -417,7 +430,7 @@ final class TrackLabels {
     private func slot(for id: Int, azimuth: Double, round: Int) -> Int {
         if let s = ids.firstIndex(of: id) { return s }
         if let s = inheritableSlot(azimuth: azimuth, round: round) {
-            ids[s] = id
+            take(slot: s, id: id, round: round)
             return s
         }
         var fresh = 0, freshRound = Int.max
@@ -431,6 +444,15 @@ final class TrackLabels {
         rounds[fresh] = 0
         favoured[fresh] = -1
         return fresh
+    }
+
+    /// Slot `s` taken over by source `id` at `round`: its label and pooled scores carry over,
+    /// but the source is first heard now (``leadAlert(round:)`` goes by when each source was
+    /// first heard: a new id listed after a telephone's onset, taking over the track of a ghost
+    /// listed before it, must not count as heard before the telephone).
+    private func take(slot s: Int, id: Int, round: Int) {
+        ids[s] = id
+        firstRound[s] = round
     }
 
     /// A recent labelled track that the latest record does not list, nearest `azimuth` within

@@ -274,24 +274,33 @@ struct LabelerPartsTests {
         let talker = SourceRecord(id: 1, azimuth: -50, confidence: 1, levelDBFS: -20, active: true)
         let siren = SourceRecord(id: 2, azimuth: 20, confidence: 1, levelDBFS: -24, active: true)
         let ghost = SourceRecord(id: 3, azimuth: 70, confidence: 1, levelDBFS: -30, active: true)
-        // Rounds 1–3: the talker ("a" 0.9) in the mixture; its track established. At round 3 a
-        // new source is listed; its masked patch reads "b" with "d" at 0.05.
+        // Rounds 1–3: the talker ("a" 0.9) in the mixture; its track established. From round 2 a
+        // talker's ghost is listed ("c", "d" 0.2); at round 3 a new source, whose masked patch
+        // reads "b" with "d" at 0.05.
+        let talkersGhost = SourceRecord(id: 4, azimuth: -10, confidence: 1, levelDBFS: -30, active: true)
         tracks.setListed([talker])
         for round in 1...3 {
-            if round == 3 { tracks.setListed([talker, siren]) }
+            if round == 2 { tracks.setListed([talker, talkersGhost]) }
+            if round == 3 { tracks.setListed([talker, talkersGhost, siren]) }
             tracks.storeBroadband(scores: Self.scores([0: 0.9]), signature: zeros, round: round)
             tracks.store(id: 1, azimuth: -50, scores: Self.scores([0: 0.9]), signature: zeros, round: round, separated: true)
+            if round >= 2 {
+                tracks.store(id: 4, azimuth: -10, scores: Self.scores([2: 0.3, 3: 0.2]), signature: zeros, round: round, separated: true)
+            }
             if round == 3 {
                 tracks.store(id: 2, azimuth: 20, scores: Self.scores([1: 0.3, 3: 0.05]), signature: zeros, round: round, separated: true)
             }
             tracks.leadAlert(round: round)
         }
         #expect(tracks.alertsLed == 0, "the mixture names no alert yet")
-        // Round 4: the mixture's patch starts "d" (0.5, best). A phantom is listed, first heard
-        // now, with more "d" in its mask (0.2) than the new source has: precedence gives the
-        // alert to the source heard first. The talker's leak gives it "d" 0.3 beside its "a"
-        // 0.8 (pooled, more "d" than the new source's), but it names another sound ("a").
-        tracks.setListed([talker, siren, ghost])
+        // Round 4: the mixture's patch starts "d" (0.5, best). The talker's ghost, heard first of
+        // all, is no longer active in the record: not a candidate. A phantom is listed, first
+        // heard now, with more "d" in its mask (0.2) than the new source has: precedence gives
+        // the alert to the source heard first. The talker's leak gives it "d" 0.3 beside its
+        // "a" 0.8 (pooled, more "d" than the new source's), but it names another sound ("a").
+        var silentGhost = talkersGhost
+        silentGhost.active = false
+        tracks.setListed([talker, siren, ghost, silentGhost])
         #expect(tracks.isNew(id: 2, round: 4) && !tracks.isNew(id: 1, round: 4), "the talker's track is 3 rounds old")
         tracks.storeBroadband(scores: Self.scores([3: 0.5, 0: 0.4]), signature: zeros, round: 4)
         tracks.store(id: 1, azimuth: -50, scores: Self.scores([0: 0.8, 3: 0.3]), signature: zeros, round: 4, separated: true)
