@@ -158,9 +158,7 @@ public final class SoundClassifier {
         let top = Self.threeBest(scores)
         for alert in alerts {
             for c in alert.classes {
-                let s = scores[c]
-                let starts = s >= Self.alertStrongScore || (c == top.0 && s >= Self.alertStartScore)
-                if starts || (alerting && Self.isNear(c, top: top, scores: scores)) {
+                if Self.starts(c, top: top, scores: scores) || (alerting && Self.isNear(c, top: top, scores: scores)) {
                     label.alert = true
                     label.alertName = alert.name
                     return label
@@ -200,9 +198,7 @@ public final class SoundClassifier {
         guard !alerts.isEmpty else { return nil }
         let top = Self.threeBest(scores)
         for (i, alert) in alerts.enumerated() {
-            for c in alert.classes where scores[c] >= Self.alertStrongScore || (c == top.0 && scores[c] >= Self.alertStartScore) {
-                return i
-            }
+            for c in alert.classes where Self.starts(c, top: top, scores: scores) { return i }
         }
         return nil
     }
@@ -234,6 +230,12 @@ public final class SoundClassifier {
             else if s > topScore.2 { top.2 = c; topScore.2 = s }
         }
         return top
+    }
+
+    /// Whether class `c` starts an alert: the best of all 521 (`top`, ``threeBest(_:)``) with at
+    /// least ``alertStartScore``, or at ``alertStrongScore`` wherever it ranks.
+    private static func starts(_ c: Int, top: (Int, Int, Int), scores: UnsafePointer<Float>) -> Bool {
+        scores[c] >= alertStrongScore || (c == top.0 && scores[c] >= alertStartScore)
     }
 
     /// Whether class `c` is among `top` (``threeBest(_:)``) with at least ``alertHoldScore``:
