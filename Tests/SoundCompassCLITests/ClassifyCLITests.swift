@@ -94,6 +94,43 @@ struct ClassifyCLITests {
         #expect(svg.contains("class=\"source-sound\""))
     }
 
+    /// Whether this CPU has AVX-512 VNNI, where `--classifier-arithmetic fast` runs 8-bit
+    /// products (YAMNet.fastestArithmetic).
+    static let cpuHasVNNI: Bool = {
+        let info = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+        return info.contains(" avx512_vnni")
+    }()
+
+    @Test("--classifier-arithmetic float: the float graph's scores, which differ from the default's only on a CPU with AVX-512 VNNI; a bad value is a usage error (64)")
+    func classifierArithmetic() throws {
+        let directory = TemporaryDirectory()
+        let path = try Self.scene(directory)
+        /// Each record's label score (nil: no label).
+        func scores(_ extra: [String]) throws -> [Double?] {
+            let r = try CLI.run(["analyze", path, "--classify", "--format", "jsonl", "-q"] + extra)
+            #expect(r.status == 0, "\(r.stderr)")
+            return r.stdout.split(separator: "\n").map {
+                (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["label_score"] as? Double
+            }
+        }
+        let fast = try scores([]), fastNamed = try scores(["--classifier-arithmetic", "fast"])
+        let float = try scores(["--classifier-arithmetic", "float"])
+        #expect(fast == fastNamed && fast.compactMap { $0 }.count > 100, "fast is the default")
+        #expect(float.count == fast.count, "the same records (the localisation does not depend on it)")
+        let largest = zip(fast, float).compactMap { a, b in a.flatMap { a in b.map { abs(a - $0) } } }.max() ?? 0
+        print("--classifier-arithmetic: largest |label_score fast − float| \(largest) (VNNI: \(Self.cpuHasVNNI))")
+        if Self.cpuHasVNNI {
+            // The 8-bit products: every score within 0.037 of the float graph's on the committed
+            // patches (Docs/Classification.md); pooled record scores, a little more.
+            #expect(largest > 0 && largest < 0.1, "\(largest)")
+        } else {
+            #expect(largest == 0, "without VNNI both are the float products")
+        }
+        let bad = try CLI.run(["analyze", path, "--classify", "--classifier-arithmetic", "int4", "-q"])
+        #expect(bad.status == 64)
+        #expect(bad.stderr.contains("--classifier-arithmetic"), "\(bad.stderr)")
+    }
+
     @Test("errors: a missing model (66) and an unknown label (64), each one line")
     func errors() throws {
         let directory = TemporaryDirectory()

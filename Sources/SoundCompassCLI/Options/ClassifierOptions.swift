@@ -7,7 +7,17 @@ import SoundCompassClassifier
 import Glibc
 #endif
 
-/// What the sound is: `--classify`, `--labels`, `--alert`, `--model-dir` (Docs/Classification.md).
+/// `--classifier-arithmetic`: the products the classifier's forward passes run on.
+enum ClassifierArithmetic: String, ExpressibleByArgument, CaseIterable {
+    /// 8-bit products on a CPU with AVX-512 VNNI, float elsewhere (the faster of the two).
+    case fast
+    /// YAMNet's float graph on every machine (within 1e-3 of it in logits): the same labels
+    /// whatever the CPU.
+    case float
+}
+
+/// What the sound is: `--classify`, `--labels`, `--alert`, `--model-dir`,
+/// `--classifier-arithmetic` (Docs/Classification.md).
 struct ClassifierOptions: ParsableArguments {
     @Flag(help: "Name what each source is (YAMNet; fetch the model first with scripts/fetch-model).")
     var classify = false
@@ -24,6 +34,11 @@ struct ClassifierOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp("Directory of yamnet.weights and yamnet_class_map.csv (default: ~/.cache/soundcompass).", valueName: "dir"))
     var modelDir: String?
+
+    @Option(help: ArgumentHelp(
+        "The classifier's arithmetic: fast (8-bit products on a CPU with AVX-512 VNNI, float elsewhere) or float (YAMNet's float graph: the same labels on every machine).",
+        valueName: "fast|float"))
+    var classifierArithmetic: ClassifierArithmetic = .fast
 
     /// True when classification is asked for.
     var enabled: Bool { classify || alert != nil || labels != nil }
@@ -56,7 +71,8 @@ struct ClassifierOptions: ParsableArguments {
         do {
             let classifier = try SoundClassifier(
                 directory: modelDir ?? YAMNetWeights.defaultDirectory(environment: { getenv($0).map { String(cString: $0) } }), labels: labels ?? "all", alerts: alert ?? "",
-                maximumBatch: SourceLabeler.batchSize(for: session.configuration))
+                maximumBatch: SourceLabeler.batchSize(for: session.configuration),
+                arithmetic: classifierArithmetic == .float ? .float32 : YAMNet.fastestArithmetic)
             session.labeler = try SourceLabeler(
                 classifier: classifier, configuration: session.configuration, asynchronous: asynchronous)
             writer?.labels = true
