@@ -11,8 +11,8 @@ import Glibc
 enum ClassifierArithmetic: String, ExpressibleByArgument, CaseIterable {
     /// 8-bit products on a CPU with AVX-512 VNNI, float elsewhere (the faster of the two).
     case fast
-    /// YAMNet's float graph on every machine (within 1e-3 of it in logits): the same labels
-    /// whatever the CPU.
+    /// YAMNet's float graph on every machine (within 1e-3 of it in logits, whatever the
+    /// instruction set): labels that differ between CPUs only where two scores all but tie.
     case float
 }
 
@@ -36,7 +36,7 @@ struct ClassifierOptions: ParsableArguments {
     var modelDir: String?
 
     @Option(help: ArgumentHelp(
-        "The classifier's arithmetic: fast (8-bit products on a CPU with AVX-512 VNNI, float elsewhere) or float (YAMNet's float graph: the same labels on every machine).",
+        "The classifier's arithmetic: fast (8-bit products on a CPU with AVX-512 VNNI, float elsewhere) or float (YAMNet's float graph on every machine, whether or not its CPU has VNNI).",
         valueName: "fast|float"))
     var classifierArithmetic: ClassifierArithmetic = .fast
 
