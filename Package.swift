@@ -232,6 +232,8 @@ let package = Package(
             dependencies: [
                 "SoundCompassCLI", "SoundCompass", "TestSignals", "TestSupport",
                 "LocalizeExample", "ChunksExample", "ReadFileExample", "SessionExample",
+                // sc_gemm8_has_vnni: which arithmetic `--classifier-arithmetic fast` runs here.
+                "CGemm",
             ]
         ),
 

@@ -1,3 +1,4 @@
+import CGemm
 import Foundation
 import Testing
 import TestSupport
@@ -95,11 +96,9 @@ struct ClassifyCLITests {
     }
 
     /// Whether this CPU has AVX-512 VNNI, where `--classifier-arithmetic fast` runs 8-bit
-    /// products (YAMNet.fastestArithmetic).
-    static let cpuHasVNNI: Bool = {
-        let info = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
-        return info.contains(" avx512_vnni")
-    }()
+    /// products: the runtime check behind YAMNet.fastestArithmetic itself (the CPU's flag and
+    /// the OS's AVX-512 state), not a reading of /proc/cpuinfo that could disagree with it.
+    static let cpuHasVNNI = sc_gemm8_has_vnni() != 0
 
     @Test("--classifier-arithmetic float: the float graph's scores, which differ from the default's only on a CPU with AVX-512 VNNI; a bad value is a usage error (64)")
     func classifierArithmetic() throws {
