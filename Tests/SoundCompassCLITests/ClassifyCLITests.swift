@@ -108,9 +108,7 @@ struct ClassifyCLITests {
         func scores(_ extra: [String]) throws -> [Double?] {
             let r = try CLI.run(["analyze", path, "--classify", "--format", "jsonl", "-q"] + extra)
             #expect(r.status == 0, "\(r.stderr)")
-            return r.stdout.split(separator: "\n").map {
-                (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["label_score"] as? Double
-            }
+            return try PipelineTests.records(r.stdout).map { $0["label_score"] as? Double }
         }
         let fast = try scores([]), fastNamed = try scores(["--classifier-arithmetic", "fast"])
         let float = try scores(["--classifier-arithmetic", "float"])
