@@ -27,8 +27,10 @@ import Musl
 ///
 /// What is classified at a patch round (every 0.48 s):
 /// - **none heard**: the mixture as it is, unscaled (the record's label; silence stays silence);
-/// - **one heard**: the mixture unmasked, scaled (no mask can make a lone sound read better than
-///   the sound itself), unless more than ``maximumForeignShare`` of its energy holds onsets far
+/// - **one heard**: the mixture unmasked, raised to the patch level if quieter and classified
+///   twice, so raised and ``SourceMasks/quieterCopyRatio`` quieter (never below as heard), the
+///   scores averaged (no mask can make a lone sound read better than the sound itself; no one
+///   level suits every class), unless more than ``maximumForeignShare`` of its energy holds onsets far
 ///   from the heard source (a louder sound the tracker does not list): then its one-source mask;
 /// - **two or more heard**: each source's masked patch and the unmasked mixture, at its own level
 ///   (the unseparated sound as YAMNet hears it), in one batch; the mixture's pooled label is the
@@ -62,6 +64,9 @@ public final class SourceLabeler: RecordLabeler, PatchRoundBuilder {
     /// Patches of a lone heard source classified on the unmasked mixture (see
     /// ``maximumForeignShare``), so far.
     public private(set) var unmaskedLonePatches = 0
+    /// Of those, the ones also classified quieter (a raised patch;
+    /// ``SourceMasks/quieterCopyRatio``), so far: each one more forward pass.
+    public private(set) var quieterCopies = 0
     /// Patch rounds skipped because the worker was still classifying the one before (with
     /// `asynchronous` only) and was still busy at the next round, so far (a round the worker
     /// was busy for runs once it is free: ``roundsDeferred``).
@@ -114,9 +119,10 @@ public final class SourceLabeler: RecordLabeler, PatchRoundBuilder {
     /// sources' ids and bearings, and whether the mixture is in its batch.
     private var roundKind = RoundKind.silence
     private var roundPatch = 0, roundCount = 0, roundMixture = false
-    /// The round's number of heard sources, its batch size once built, and whether its lone
-    /// source was classified unmasked.
-    private var roundHeard = 0, roundBatch = 0, roundUnmaskedLone = false
+    /// The round's number of heard sources, its batch size once built (its patches classified,
+    /// not counting a quieter copy), whether its lone source was classified unmasked, and
+    /// whether a quieter copy of that patch follows it in the batch.
+    private var roundHeard = 0, roundBatch = 0, roundUnmaskedLone = false, roundQuieterCopy = false
     private var roundIDs: [Int], roundAzimuths: [Double]
     /// Per heard source of the round, the position of its patch in the batch (−1: not
     /// classified this round).
@@ -134,8 +140,8 @@ public final class SourceLabeler: RecordLabeler, PatchRoundBuilder {
     private var heardAtLastRound = 0
     /// The unscaled mixture's label, from the latest round with no source heard.
     private var mixtureLabel: SoundLabel?
-    /// One patch's class scores.
-    private let currentScores: OwnedBuffer<Float>
+    /// One patch's class scores, and its quieter copy's.
+    private let currentScores: OwnedBuffer<Float>, copyScores: OwnedBuffer<Float>
     /// The sources array of the records handed on (swapped in and out so that it is never shared).
     private var sourcesBuffer: [SourceRecord]
 
@@ -180,6 +186,7 @@ public final class SourceLabeler: RecordLabeler, PatchRoundBuilder {
         roundSignatures = OwnedBuffer(zeros: (capacity + 1) * PatchSignature.count)
         roundBatchIndex = [Int](repeating: -1, count: capacity + 1)
         currentScores = OwnedBuffer(zeros: YAMNet.classCount)
+        copyScores = OwnedBuffer(zeros: YAMNet.classCount)
         sourcesBuffer = []
         sourcesBuffer.reserveCapacity(capacity)
         worker = asynchronous ? ClassificationWorker(classifier: classifier) : nil
@@ -336,6 +343,7 @@ public final class SourceLabeler: RecordLabeler, PatchRoundBuilder {
         let count = roundHeard
         let batch: Int
         roundUnmaskedLone = false
+        roundQuieterCopy = false
         switch roundKind {
         case .silence:
             masks.build(history: source, frontEnd: frontEnd, sources: 0, positions: patchPosition, mixtureAt: 0, normalised: false)
@@ -383,7 +391,10 @@ public final class SourceLabeler: RecordLabeler, PatchRoundBuilder {
             classified += 1
         }
         roundBatch = classified
-        return (masks.patches, classified)
+        // A lone source's unmasked patch, raised, is also classified quieter: its scores are
+        // the two copies' average (``SourceMasks/quieterCopyRatio``).
+        roundQuieterCopy = roundUnmaskedLone && classified == 1 && masks.writeQuieterCopy(of: 0, gainIndex: 0, to: 1)
+        return (masks.patches, classified + (roundQuieterCopy ? 1 : 0))
     }
 
     /// The results of a round that the worker has finished, if any, taken in.
@@ -410,6 +421,12 @@ public final class SourceLabeler: RecordLabeler, PatchRoundBuilder {
                 return
             }
             classifier.scores(ofPatch: 0, into: scores)
+            if roundQuieterCopy {
+                let copy = copyScores.pointer
+                classifier.scores(ofPatch: 1, into: copy)
+                for c in 0..<YAMNet.classCount { scores[c] = 0.5 * (scores[c] + copy[c]) }
+                quieterCopies += 1
+            }
             for j in 0..<roundCount {
                 tracks.store(
                     id: roundIDs[j], azimuth: roundAzimuths[j], scores: scores, signature: roundSignatures.pointer,

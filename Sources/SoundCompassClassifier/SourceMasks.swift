@@ -62,6 +62,17 @@ final class SourceMasks {
     static let patchLevel: Float = 31_622.8
     /// The largest gain (magnitude) ``patchLevel`` may apply: +30 dB.
     static let maximumLevelGain: Float = 31.62
+    /// A lone source's unmasked patch, raised to ``patchLevel``, is also classified this much
+    /// quieter (magnitude ratio: −17.2 dB, its loud frames near −18 dBFS instead of −0.8), never
+    /// below the sound as heard, and the two copies' scores are averaged
+    /// (``writeQuieterCopy(of:gainIndex:to:)``). YAMNet reads level, and no one level suits every class:
+    /// raised to −0.8 dBFS rain and running water lose their names ("Toilet flush" 0.90 as heard,
+    /// 0.11 raised 20 dB), at −18 dBFS applause and knocks lose theirs. On
+    /// `Benchmarks/accuracy/labels_real.py` (seeds 44–53, 440 lone scenes) the NumPy reference
+    /// named 291 raised to −0.8 dBFS, 306 at −18 and 314 with both averaged; in SoundCompass the
+    /// pair took the lone scenes labelled from 285 to 298 (Docs/Classification.md, "The patch
+    /// level").
+    static let quieterCopyRatio: Float = 0.138
 
     /// The sharpness of a bin's phase evidence for a source, in a soft mask: its weight is
     /// `((1 + cos Δφ)/2)^p` with this `p` (a power of two). On labels_real.py (seeds 44–46,
@@ -123,6 +134,33 @@ final class SourceMasks {
 
     /// The patches of the last ``build(history:frontEnd:sources:positions:mixtureAt:normalised:)``.
     var patches: UnsafePointer<Float> { UnsafePointer(patchBuffer.pointer) }
+
+    /// Writes patch `from` of the last build, ``quieterCopyRatio`` quieter in magnitude but
+    /// never quieter than the sound as heard (the ratio is at least the inverse of the gain
+    /// the build gave that patch), into position `to`. A log-mel value `P = log(m + 0.001)` of
+    /// a patch whose magnitudes were scaled by `g` becomes `log(r·(e^P − 0.001) + 0.001)`
+    /// (mel is linear in the magnitudes): exact, with no second pass over the spectra.
+    /// - Parameters:
+    ///   - from: the patch built (its gain is the one of the build's patch `gainIndex`).
+    ///   - gainIndex: which of the build's patches `from` is: a source's index, or the number
+    ///     of sources for the mixture's.
+    ///   - to: where the copy goes (0…capacity: the buffer holds capacity + 1 patches).
+    /// - Returns: whether a copy was written: none when the patch was not raised (the copy
+    ///   would be the patch itself).
+    func writeQuieterCopy(of from: Int, gainIndex: Int, to: Int) -> Bool {
+        let ratio = max(1 / gains[gainIndex], Self.quieterCopyRatio)
+        guard ratio < 0.999 else { return false }
+        let size = Self.frames * YAMNet.melBands, offset = LogMelFrontEnd.logOffset
+        let source = patchesOut + from * size, copy = patchesOut + to * size
+        for i in 0..<size {
+            copy[i] = logf(max(0, ratio * (expf(source[i]) - offset)) + offset)
+        }
+        return true
+    }
+
+    /// The magnitude gain the last build gave patch `index` (a source's index, or the number of
+    /// sources for the mixture's): 1 when not normalised.
+    func gain(ofPatch index: Int) -> Float { gains[index] }
 
     /// Moves patch `from` of ``patches`` to position `to` (a batch closing a gap).
     func movePatch(_ from: Int, to: Int) {

@@ -165,6 +165,49 @@ struct LabelerPartsTests {
         #expect(shift > 0.5, "the scaled mixture is \(shift) log units away from the mixture as heard")
     }
 
+    @Test("masks: a lone patch's quieter copy is the patch of the sound 17.2 dB below the patch level, never below the sound as heard (within 1e-3)")
+    func quieterCopy() throws {
+        let configuration = AnalysisConfiguration(sampleRate: Self.rate)
+        let size = YAMNet.patchFrames * YAMNet.melBands
+        /// Pink noise at +20° and `level` dBFS, 1.2 s: its frames, history and masks.
+        func heard(_ level: Double) throws -> (StereoFrames16k, OnsetDelayHistory, SourceMasks) {
+            let frames = try StereoFrames16k(sampleRate: Self.rate)
+            let history = OnsetDelayHistory(array: configuration.array)
+            Self.feed(
+                Self.scene([Source(.pinkNoise, azimuth: 20, start: 0.05, levelDBFS: level, seed: 7)], seconds: 1.2),
+                frames: frames, history: history)
+            return (frames, history, SourceMasks(array: configuration.array, capacity: 2))
+        }
+        func build(_ level: Double, raised: Bool) throws -> (patches: [Float], gain: Float, copied: Bool) {
+            let (frames, history, masks) = try heard(level)
+            masks.build(
+                history: history, frontEnd: frames.frontEnd, sources: 0, positions: [-1, -1], mixtureAt: 0,
+                normalised: raised, raiseOnly: true)
+            let copied = raised && masks.writeQuieterCopy(of: 0, gainIndex: 0, to: 1)
+            return (Array(UnsafeBufferPointer(start: masks.patches, count: 2 * size)), masks.gain(ofPatch: 0), copied)
+        }
+        func distance(_ a: ArraySlice<Float>, _ b: ArraySlice<Float>) -> Float {
+            zip(a, b).map { abs($0 - $1) }.max() ?? .infinity
+        }
+        // Quiet (−40 dBFS): raised by the largest gain; the copy is the sound raised by
+        // gain × 0.138, which is the same sound rendered that much louder, as heard.
+        let quiet = try build(-40, raised: true)
+        #expect(quiet.copied && quiet.gain == SourceMasks.maximumLevelGain, "gain \(quiet.gain)")
+        let louder = try build(-40 + 20 * log10(Double(quiet.gain * SourceMasks.quieterCopyRatio)), raised: false)
+        let quietError = distance(quiet.patches[size...], louder.patches[..<size])
+        #expect(quietError < 1e-3, "copy against the sound \(20 * log10(quiet.gain * SourceMasks.quieterCopyRatio)) dB louder: \(quietError) log units")
+        #expect(distance(quiet.patches[..<size], quiet.patches[size...]) > 1, "the copy differs from the raised patch")
+        // Moderate (−12 dBFS): raised less than 17.2 dB, so the copy is the sound as heard.
+        let moderate = try build(-12, raised: true)
+        let asHeard = try build(-12, raised: false)
+        let moderateError = distance(moderate.patches[size...], asHeard.patches[..<size])
+        #expect(moderate.copied && moderate.gain > 1 && moderate.gain < 1 / SourceMasks.quieterCopyRatio, "gain \(moderate.gain)")
+        #expect(moderateError < 1e-3, "copy against the sound as heard: \(moderateError) log units")
+        // Loud (0 dBFS): not raised, no copy (it would be the patch itself).
+        let loud = try build(0, raised: true)
+        #expect(!loud.copied && loud.gain == 1, "gain \(loud.gain)")
+    }
+
     /// Names a score vector by its largest entries among the first four classes ("a", "b", "c",
     /// "d"), with the same hysteresis rule as ``SoundClassifier``.
     final class FakeNamer: ScoreNaming {

@@ -130,7 +130,8 @@ struct SourceLabelTests {
     static func runListed(
         _ signal: StereoSignal, counts: UnsafeMutablePointer<(unmasked: Int, classified: Int)>? = nil,
         asynchronous: Bool = false, slowWorker: Double? = nil, skipped: UnsafeMutablePointer<Int>? = nil,
-        unchanged: UnsafeMutablePointer<Int>? = nil, sources: (Double) -> [SourceRecord]
+        unchanged: UnsafeMutablePointer<Int>? = nil, quieter: UnsafeMutablePointer<Int>? = nil,
+        sources: (Double) -> [SourceRecord]
     ) throws -> [(time: Double, id: Int, label: SoundLabel?)] {
         let configuration = AnalysisConfiguration(sampleRate: signal.sampleRate)
         let classifier = try SoundClassifier(directory: modelDirectory, maximumBatch: SourceLabeler.batchSize(for: configuration))
@@ -140,6 +141,7 @@ struct SourceLabelTests {
             counts?.pointee = (labeler.unmaskedLonePatches, labeler.patchesClassified)
             skipped?.pointee = labeler.roundsSkipped
             unchanged?.pointee = labeler.patchesUnchanged
+            quieter?.pointee = labeler.quieterCopies
         }
         var out: [(time: Double, id: Int, label: SoundLabel?)] = []
         let block = 1024
@@ -358,13 +360,15 @@ struct SourceLabelTests {
     func loneSourceUnmasked() throws {
         _ = try requireClassifier()
         let talker = try Self.speech(rms: 0.05, seconds: 8.0)
-        var counts = (unmasked: 0, classified: 0)
-        let records = try Self.runListed(Self.scene([(talker, -40)]), counts: &counts) { _ in
+        var counts = (unmasked: 0, classified: 0), quieter = 0
+        let records = try Self.runListed(Self.scene([(talker, -40)]), counts: &counts, quieter: &quieter) { _ in
             [SourceRecord(id: 1, azimuth: -40, confidence: 0.5, levelDBFS: -30, active: true)]
         }
         // 8 s of records: patch rounds from 0.96 s every 0.48 s, 14 or 15 of them, a steady
-        // track's every other one classified: every one of them on the unmasked mixture.
+        // track's every other one classified: every one of them on the unmasked mixture, and
+        // (the talker at RMS 0.05, raised to the patch level) each also 17.2 dB quieter.
         #expect(counts.classified >= 8 && counts.unmasked == counts.classified, "\(counts.unmasked) of \(counts.classified) patches unmasked")
+        #expect(quieter == counts.unmasked, "\(quieter) of \(counts.unmasked) unmasked patches also classified quieter")
         let labelled = records.filter { $0.time >= 2 }.compactMap(\.label)
         #expect(labelled.count >= 100)
         #expect(labelled.allSatisfy { $0.names.contains("Speech") }, "\(Set(labelled.map(\.name)))")
