@@ -213,13 +213,18 @@ extension LiveFaultTests {
             environment: ["W": wav, "F": fifo, "O": output, "D": directory.url.path])
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
         #expect(!names.contains { $0.hasPrefix(".") }, "a hidden temporary file was left: \(names)")
-        if result.status == 0 {
+        if names.contains("records.jsonl.partial") {
+            #expect(result.status == 130, "\(result.stderr)")
+            #expect(!names.contains("records.jsonl"), "\(names)")
+            #expect(result.stderr.contains("interrupted again; what was written so far is in"), "\(result.stderr)")
+        } else {
+            // The clean stop committed the records: exit 0, or 130 when the second signal came
+            // after the commit, while the process was ending (a run under AddressSanitizer on a
+            // loaded machine exited 130 with no partial file and no hidden one); either way the
+            // records are complete.
+            #expect(result.status == 0 || result.status == 130, "\(result.stderr)")
             let lines = try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n")
             #expect(lines.count == 45, "\(result.stderr)")
-        } else {
-            #expect(result.status == 130, "\(result.stderr)")
-            #expect(names.contains("records.jsonl.partial") && !names.contains("records.jsonl"), "\(names)")
-            #expect(result.stderr.contains("interrupted again; what was written so far is in"), "\(result.stderr)")
         }
         print("two quick SIGINTs: exit \(result.status), files \(names.sorted())")
     }
