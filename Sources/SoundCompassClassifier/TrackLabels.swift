@@ -55,8 +55,8 @@ extension SoundClassifier: ScoreNaming {}
 ///   every other round, on patches that do not overlap (``isDue(id:round:)``); a new,
 ///   unlabelled, alerting or nearly alerting one at every round. A labelled track's patch whose
 ///   sound has not changed since its last classified one (``PatchSignature``) is not classified
-///   again, for at most ``maximumUnchangedRounds`` rounds (``unchangedReference(id:round:)``,
-///   ``keep(id:azimuth:round:)``).
+///   again, for at most ``maximumUnchangedRounds`` rounds: that patch's scores are pooled again
+///   in its place (``unchangedReference(id:round:)``, ``keep(id:azimuth:round:separated:)``).
 ///
 /// Rounds are the labeler's patch rounds run (one every 0.48 s; fewer when its thread cannot
 /// keep up, whose skipped rounds do not count). Life cycle: `init` allocates everything; no
@@ -109,6 +109,8 @@ final class TrackLabels {
     private var rounds: [Int], favoured: [Int]
     private let scores: OwnedBuffer<Float>
     private let signatures: OwnedBuffer<Float>
+    /// Per slot the scores of its last classified patch (unpooled).
+    private let latest: OwnedBuffer<Float>
     /// The ids the latest record lists.
     private var listed: [Int]
     private var listedCount = 0
@@ -148,6 +150,7 @@ final class TrackLabels {
         favoured = [Int](repeating: -1, count: slots)
         scores = OwnedBuffer(zeros: slots * YAMNet.classCount)
         signatures = OwnedBuffer(zeros: slots * PatchSignature.count)
+        latest = OwnedBuffer(zeros: slots * YAMNet.classCount)
         listed = [Int](repeating: 0, count: capacity)
         listedActive = [Bool](repeating: false, count: capacity)
         broadbandScores = OwnedBuffer(zeros: YAMNet.classCount)
@@ -199,6 +202,16 @@ final class TrackLabels {
         separated: Bool = false
     ) {
         let s = slot(for: id, azimuth: azimuth, round: round)
+        (latest.pointer + s * YAMNet.classCount).update(from: current, count: YAMNet.classCount)
+        poolAndLabel(slot: s, scores: current, round: round, separated: separated)
+        classifiedRound[s] = round
+        azimuths[s] = azimuth
+        (signatures.pointer + s * PatchSignature.count).update(from: signature, count: PatchSignature.count)
+    }
+
+    /// Pools `current` into slot `s`'s scores at `round` and labels the track from them
+    /// (``store(id:azimuth:scores:signature:round:separated:)``, ``keep(id:azimuth:round:separated:)``).
+    private func poolAndLabel(slot s: Int, scores current: UnsafePointer<Float>, round: Int, separated: Bool) {
         let pooled = scores.pointer + s * YAMNet.classCount
         if round - lastRound[s] <= Self.inheritRounds {
             rounds[s] += 1
@@ -220,9 +233,6 @@ final class TrackLabels {
         }
         labels[s] = reported
         lastRound[s] = round
-        classifiedRound[s] = round
-        azimuths[s] = azimuth
-        (signatures.pointer + s * PatchSignature.count).update(from: signature, count: PatchSignature.count)
     }
 
     /// The signature of the last patch classified of source `id`'s track, when the track may
@@ -236,11 +246,15 @@ final class TrackLabels {
         return UnsafePointer(signatures.pointer + s * PatchSignature.count)
     }
 
-    /// Source `id`'s track was heard at `round`, at `azimuth`, and its patch kept its label
-    /// (its sound unchanged: ``unchangedReference(id:round:)``).
-    func keep(id: Int, azimuth: Double, round: Int) {
+    /// Source `id`'s track was heard at `round`, at `azimuth`, and its patch was not classified
+    /// (its sound unchanged: ``unchangedReference(id:round:)``). The same sound gives the same
+    /// scores, so its last classified patch's are pooled again: the label follows what the track
+    /// sounds like now, not what its first patches heard (a running tap whose first patch, its
+    /// onset, read "Dishes, pots, and pans" kept that name for the whole file while every later
+    /// patch was judged unchanged from the second). `separated`: as in ``store(id:azimuth:scores:signature:round:separated:)``.
+    func keep(id: Int, azimuth: Double, round: Int, separated: Bool = false) {
         guard let s = ids.firstIndex(of: id) else { return }
-        lastRound[s] = round
+        poolAndLabel(slot: s, scores: latest.pointer + s * YAMNet.classCount, round: round, separated: separated)
         azimuths[s] = azimuth
     }
 
@@ -350,6 +364,14 @@ final class TrackLabels {
     /// `signature` is the patch's.
     func storeBroadband(scores current: UnsafePointer<Float>, signature: UnsafePointer<Float>, round: Int) {
         broadbandLatest.pointer.update(from: current, count: YAMNet.classCount)
+        poolBroadband(current, round: round)
+        broadbandClassified = round
+        broadbandSignature.pointer.update(from: signature, count: PatchSignature.count)
+    }
+
+    /// Pools a patch's scores into the mixture's and labels it (``storeBroadband(scores:signature:round:)``,
+    /// ``keepBroadband(round:)``).
+    private func poolBroadband(_ current: UnsafePointer<Float>, round: Int) {
         let recent = round - broadbandRound <= Self.inheritRounds
         if recent {
             broadbandBefore.pointer.update(from: broadbandScores.pointer, count: YAMNet.classCount)
@@ -359,8 +381,6 @@ final class TrackLabels {
         broadbandRounds = recent ? broadbandRounds + 1 : 1
         Self.pool(current, into: broadbandScores.pointer, rounds: broadbandRounds)
         broadbandRound = round
-        broadbandClassified = round
-        broadbandSignature.pointer.update(from: signature, count: PatchSignature.count)
         var best = recent ? broadbandFavoured : -1
         let alerting = recent && broadbandLabel?.alert == true
         broadbandLabel = Self.reported(
@@ -404,9 +424,13 @@ final class TrackLabels {
         return UnsafePointer(broadbandSignature.pointer)
     }
 
-    /// The mixture's patch at `round` kept its label (its sound unchanged).
+    /// The scores of the mixture's last classified patch (unpooled; zeros before the first).
+    var broadbandLatestScores: UnsafePointer<Float> { UnsafePointer(broadbandLatest.pointer) }
+
+    /// The mixture's patch at `round` kept its label (its sound unchanged): its last classified
+    /// patch's scores are pooled again, as for a track (``keep(id:azimuth:round:separated:)``).
     func keepBroadband(round: Int) {
-        broadbandRound = round
+        poolBroadband(broadbandLatest.pointer, round: round)
     }
 
     /// Whether the unmasked mixture is classified at `round` (two or more heard): every other

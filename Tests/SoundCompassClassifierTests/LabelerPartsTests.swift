@@ -459,7 +459,7 @@ struct LabelerPartsTests {
         #expect(abs(deviation - uniform) < 0.15)
     }
 
-    @Test("tracks: a labelled track's unchanged patch keeps its label and its pooling; classified again 16 rounds on, and never near an alert")
+    @Test("tracks: a labelled track's unchanged patch is not classified, its last classified scores pooled again in its place; classified again 16 rounds on, and never near an alert")
     func unchanged() {
         let tracks = TrackLabels(classifier: FakeNamer(), capacity: 3)
         tracks.setListed([SourceRecord(id: 1, azimuth: 0, confidence: 1, levelDBFS: -20, active: true)])
@@ -483,6 +483,14 @@ struct LabelerPartsTests {
         // leave the track unlabelled; b (0.9) pooled a third into a (0.9) keeps a.
         tracks.store(id: 1, azimuth: 2, scores: Self.scores([1: 0.9]), signature: signature, round: 18)
         #expect(tracks.label(of: 1, azimuth: 2, round: 18)?.name == "a")
+        // Kept rounds pool that last classified patch again: the sound has not changed since it,
+        // so the label comes to name it. Pooled a 0.6, b 0.3 at round 18; kept at round 20:
+        // a 0.4, b 0.5 (not 1.25 × a); at round 22: a 0.27, b 0.64.
+        tracks.keep(id: 1, azimuth: 2, round: 20)
+        #expect(tracks.label(of: 1, azimuth: 2, round: 20)?.name == "a")
+        tracks.keep(id: 1, azimuth: 2, round: 22)
+        let kept = tracks.label(of: 1, azimuth: 2, round: 22)
+        #expect(kept?.name == "b" && abs((kept?.score ?? 0) - 0.636) < 0.005, "\(String(describing: kept))")
         // A labelled track with an alert class near is classified whatever its sound.
         let near = TrackLabels(classifier: FakeNamer(), capacity: 3)
         near.setListed([SourceRecord(id: 1, azimuth: 0, confidence: 1, levelDBFS: -20, active: true)])
@@ -495,6 +503,12 @@ struct LabelerPartsTests {
         #expect(mixture.unchangedBroadbandReference(round: 3)?[0] == 0.5)
         mixture.keepBroadband(round: 3)
         #expect(!mixture.isBroadbandDue(round: 4) && mixture.broadbandLabel?.name == "c")
+        // Its kept rounds pool its last classified patch again, as a track's do.
+        mixture.storeBroadband(scores: Self.scores([1: 0.9]), signature: signature, round: 5)
+        #expect(mixture.broadbandLabel?.name == "c", "c 0.8 → 0.54, b 0.01 → 0.31")
+        mixture.keepBroadband(round: 7)
+        mixture.keepBroadband(round: 9)
+        #expect(mixture.broadbandLabel?.name == "b" && mixture.broadbandLatestScores[1] == 0.9)
         #expect(mixture.unchangedBroadbandReference(round: 17) == nil)
     }
 }
