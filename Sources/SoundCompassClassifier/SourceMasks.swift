@@ -162,6 +162,16 @@ final class SourceMasks {
     /// sources for the mixture's): 1 when not normalised.
     func gain(ofPatch index: Int) -> Float { gains[index] }
 
+    /// The power that heard source `j`'s mask holds in the last build, summed over the patch's
+    /// frames (`Σ|Xₖ|²` of YAMNet's spectra, before the level; its rejected bins at their
+    /// floor), to compare the heard sources' shares of the sound.
+    func maskedPower(ofSource j: Int) -> Float {
+        let frames = Self.frames
+        var sum: Float = 0
+        for f in 0..<frames { sum += framePower[j * frames + f] }
+        return sum
+    }
+
     /// Moves patch `from` of ``patches`` to position `to` (a batch closing a gap).
     func movePatch(_ from: Int, to: Int) {
         let size = Self.frames * YAMNet.melBands

@@ -22,9 +22,11 @@ struct SourceLabelTests {
 
     /// Runs the analyzer and a labeler over `signal`; every active source of every record, and
     /// each record's own label.
-    /// `alerts` and `arithmetic` as ``SoundClassifier``'s.
+    /// `alerts` and `arithmetic` as ``SoundClassifier``'s; `dominant` gets the labeler's
+    /// ``SourceLabeler/dominantWithMixture``.
     static func run(
-        _ signal: StereoSignal, labels: String = "all", alerts: String = "", arithmetic: YAMNet.Arithmetic = YAMNet.fastestArithmetic
+        _ signal: StereoSignal, labels: String = "all", alerts: String = "", arithmetic: YAMNet.Arithmetic = YAMNet.fastestArithmetic,
+        dominant: UnsafeMutablePointer<Int>? = nil
     ) throws -> (sources: [Labelled], records: [SoundLabel?]) {
         let configuration = AnalysisConfiguration(sampleRate: signal.sampleRate)
         let analyzer = try StreamingAnalyzer(configuration: configuration)
@@ -32,6 +34,7 @@ struct SourceLabelTests {
             directory: modelDirectory, labels: labels, alerts: alerts, maximumBatch: SourceLabeler.batchSize(for: configuration),
             arithmetic: arithmetic)
         let labeler = try SourceLabeler(classifier: classifier, configuration: configuration)
+        defer { dominant?.pointee = labeler.dominantWithMixture }
         var sources: [Labelled] = [], records: [SoundLabel?] = []
         let block = 4096
         signal.left.withUnsafeBufferPointer { l in
@@ -173,13 +176,17 @@ struct SourceLabelTests {
     func speechAndSiren() throws {
         _ = try requireClassifier()
         let (talker, siren) = try Self.talkerAndSiren(seconds: 12.0)
-        let (sources, _) = try Self.run(Self.scene([(talker, -40), (siren, 30)]))
+        var dominant = 0
+        let (sources, _) = try Self.run(Self.scene([(talker, -40), (siren, 30)]), dominant: &dominant)
         let speech = Self.share(sources, azimuth: -40, classes: ["Speech"])
         let sirenShare = Self.share(sources, azimuth: 30, classes: Self.sirens)
-        print("per source, free field: speech \(Int(speech.share * 100)) % of \(speech.patches) patches, siren \(Int(sirenShare.share * 100)) % of \(sirenShare.patches)")
+        print("per source, free field: speech \(Int(speech.share * 100)) % of \(speech.patches) patches, siren \(Int(sirenShare.share * 100)) % of \(sirenShare.patches); \(dominant) dominant patches took in the mixture's scores")
         #expect(speech.patches >= 15 && sirenShare.patches >= 15)
         #expect(speech.share >= 0.8, "measured 100 % of 22 patches (86 % with the phase mask of 2026-11-25)")
         #expect(sirenShare.share >= 0.8, "measured 100 % of 22 patches (95 % with the tracker before issue 31's excess averages, 90 % with the phase mask)")
+        // The siren, 10 dB over the talker, holds most of the sound in some rounds: its masked
+        // scores then take in the mixture's (SourceLabeler.dominantPowerRatio), and it keeps its name.
+        #expect(dominant >= 5, "measured 9 patches")
     }
 
     /// A lone sound's alert, end to end offline (the tracker lists it, the labeler names it): it
@@ -264,14 +271,18 @@ struct SourceLabelTests {
             #expect(speech.patches >= 60, "measured 66 patches")
             #expect(speechShare >= 0.8, "measured 92 % (61 of 66 patches) both ways; 95 % when written; 86 % before labels were pooled per track")
             if arithmetic == .float32 {
-                #expect(sirenShare >= 0.8, "measured 84 % (42 of 50 patches; 85 % when written; 67 % with hard masks only, 60 % before labels were pooled per track)")
+                // 84 % (42 of 50) before a dominant source's scores took in a third of the mixture's
+                // (SourceLabeler.dominantMixtureWeight): in these synthetic rooms the mixture reads
+                // this siren "Music" and "Bagpipes", where on real recordings it names what the
+                // masks miss. A floor under the measured figure.
+                #expect(sirenShare >= 0.75, "measured 80 % (39 of 49 patches; 84 % before, 85 % when written; 67 % with hard masks only, 60 % before labels were pooled per track)")
                 withKnownIssue("issue 33: in the third synthetic room the siren is a labelled track in only 10 of its patch rounds (target 15)") {
                     #expect(sirenPatchesPerRoom.allSatisfy { $0 >= 15 }, "siren patches per room \(sirenPatchesPerRoom)")
                 }
             } else {
                 // The 8-bit products read this synthetic siren worse in the first room (45 % of 22
                 // patches against 68 %): a floor under the measured figure.
-                #expect(sirenShare >= 0.7, "measured 74 % (37 of 50 patches)")
+                #expect(sirenShare >= 0.65, "measured 70 % (35 of 50 patches; 74 % before a dominant source took in the mixture's scores)")
             }
             // The floor under the measured figures, with room for a few patches to change (scores
             // differ in their last digits between instruction sets).
