@@ -94,8 +94,8 @@ public final class SourceLabeler: RecordLabeler, PatchRoundBuilder {
     /// unmasked mixture (as heard) together (``dominantMixtureWeight``). The mixture is then
     /// mostly that source, while its mask loses to the others' masks its share of the room's
     /// reflections and of the bins whose direction is unsure: a running tap beside its own floor
-    /// and ceiling images listed as a second source read "Music" masked, a dog in a talker's
-    /// pause "Speech". On `Benchmarks/accuracy/labels_real.py` (seeds 44–53) the masked patches
+    /// and ceiling images listed as a second source read "Music" masked, "Water tap, faucet" in
+    /// the mixture. On `Benchmarks/accuracy/labels_real.py` (seeds 44–53) the masked patches
     /// of sources this dominant named their class among their three best in 177 of 307 patches
     /// alone and 294 of 624 beside a talker, the mixture's in 240 and 333; with a ratio of 1 the
     /// sources' first names were right less often beside a talker (Docs/Classification.md, "A
