@@ -38,7 +38,10 @@ What is measured, for each source over its active time (from 1 s to the end):
   "dry ref": the same reference on the dry source (no room, peak 0.9): whether the recording
     itself is one YAMNet names, to tell a file unfit for the test from a room or a method
     that fails.
-The talker of (b) is scored the same way, over the same span, and reported apart. The "strict"
+The talker of (b) is scored the same way, over the same span, and reported apart. Also counted
+over that span: the records with a source heard that list an active source more than 15 degrees
+from every real one (a reflection or another ghost), and those in which such a source carries
+a label. The "strict"
 totals count only a class's specific names (without the broad ones of labels_real_data.BROAD:
 Animal for a dog, Vehicle for a horn, Alarm for a siren, ...).
 """
@@ -236,6 +239,24 @@ def score_sc(records, azimuth, acceptable, start, end):
             "top": tops.most_common(1)[0][0] if tops else "(not located)"}
 
 
+def listed_elsewhere(records, truths, start, end):
+    """Records from `start` with a source heard, those also listing an active source more than
+    MATCH from every truth (a reflection or another ghost), and those in which such a source
+    carries a label."""
+    heard = ghost = labelled = 0
+    for r in records:
+        if not start <= r["time"] < end:
+            continue
+        active = [s for s in r.get("sources") or [] if s.get("active")]
+        if not active:
+            continue
+        heard += 1
+        away = [s for s in active if min(abs(s["azimuth"] - t) for t in truths) > MATCH]
+        ghost += bool(away)
+        labelled += any(s.get("label") for s in away)
+    return {"heard": heard, "ghost": ghost, "labelled": labelled}
+
+
 def reference_patches(left, start, end):
     """YAMNet's top three for each 0.96 s patch (0.48 s hop) of left[start:end], at 16 kHz."""
     import yamnet_numpy as Y  # loads the weights; imported in the workers only
@@ -321,6 +342,7 @@ def evaluate(task):
                  "sc": score_sc(records, az, acceptable, ONSET, end),
                  "ref": score_reference(tops, acceptable),
                  "sc_strict": score_sc(records, az, strict, ONSET, end)["labelled"],
+                 "elsewhere": listed_elsewhere(records, [az] if kind == "alone" else [az, talker_az], ONSET, end),
                  "ref_strict": score_reference(tops, strict)["labelled"]}
         if kind == "beside":
             scene["talker_sc"] = score_sc(records, talker_az, SPEECH, ONSET, end)
@@ -370,6 +392,11 @@ def print_table(results):
         sc = sum(r["scenes"][kind]["sc_strict"] for r in results)
         ref = sum(r["scenes"][kind]["ref_strict"] for r in results)
         print(f"     strict names (without labels_real_data.BROAD): SoundCompass {pct(sc, n)}, reference {pct(ref, n)}")
+    for kind, name in (("alone", "alone"), ("beside", "beside a talker")):
+        e = [r["scenes"][kind]["elsewhere"] for r in results]
+        heard = sum(x["heard"] for x in e)
+        print(f"listed more than {MATCH:.0f} deg from every source, {name}: in {pct(sum(x['ghost'] for x in e), heard)} "
+              f"of the records with a source heard; labelled there in {pct(sum(x['labelled'] for x in e), heard)}")
     dry = sum(r["dry"]["labelled"] for r in results)
     print(f"the recordings themselves (the reference on the dry source, no room): {pct(dry, n)}")
     sc = sum(r["scenes"]["beside"]["talker_sc"]["labelled"] for r in results)

@@ -108,6 +108,8 @@ final class SourceMasks {
     private var useSoft = false
     /// Per patch its frames' power, its gain; scratch for the percentile.
     private let framePowerBuffer, gainBuffer, sortBuffer: OwnedBuffer<Float>
+    /// Two sources' band powers (``spectralSimilarity(history:_:_:)``).
+    private let profileBuffer: OwnedBuffer<Float>
     /// The patches built: up to capacity + 1 of `96 × 64` log-mel values.
     private let patchBuffer: OwnedBuffer<Float>
 
@@ -129,6 +131,7 @@ final class SourceMasks {
         framePowerBuffer = OwnedBuffer(zeros: (capacity + 1) * frames)
         gainBuffer = OwnedBuffer(count: capacity + 1, value: 1)
         sortBuffer = OwnedBuffer(zeros: frames)
+        profileBuffer = OwnedBuffer(zeros: 2 * (Self.profileEdges.count - 1))
         patchBuffer = OwnedBuffer(zeros: (capacity + 1) * frames * YAMNet.melBands)
     }
 
@@ -172,6 +175,64 @@ final class SourceMasks {
         return sum
     }
 
+    /// The power of the last 96 frames in bins that hold an onset delay (``OnsetDelayHistory``)
+    /// within ``delayTolerance`` of heard source `j`'s, nearest to it of the `sources` heard:
+    /// the share of the sound whose onsets came from that direction first. A reflection
+    /// arrives after its source, so the bins its onsets fall in mostly hold the source's delay
+    /// (precedence). ``prepare(laterals:count:)`` must have been called for these `sources`.
+    /// - Returns: `Σ|Xₖ|²` (YAMNet's spectra, as ``maskedPower(ofSource:)``).
+    func heldPower(history: OnsetDelayHistory, sources: Int, ofSource j: Int) -> Float {
+        let tolerance = toleranceSeconds, own = sourceDelays[j]
+        var sum: Float = 0
+        for f in 0..<Self.frames {
+            let slot = history.slot(ofFrame: f)
+            let mag = history.magnitudes(slot), held = history.heldDelays(slot)
+            for k in 0..<Self.bins {
+                let distance = abs(held[k] - own)  // NaN (no held delay) fails every test below
+                guard distance <= tolerance else { continue }
+                var nearest = true
+                for i in 0..<sources where i != j && abs(held[k] - sourceDelays[i]) < distance { nearest = false }
+                if nearest { sum += mag[k] * mag[k] }
+            }
+        }
+        return sum
+    }
+
+    /// The edges (bins of YAMNet's 257) of the bands of ``spectralSimilarity(history:_:_:)``:
+    /// about a third of an octave each from 62.5 Hz, wider below.
+    static let profileEdges = [2, 4, 6, 8, 11, 15, 20, 26, 34, 44, 57, 74, 96, 125, 162, 210, 257]
+
+    /// How alike the spectra of heard sources `i` and `j` are over the last 96 frames: the
+    /// correlation across ``profileEdges``' 16 bands of the log of the power that the last
+    /// build's bin assignment gives each (1: the same shape; a reflection carries its source's
+    /// spectrum, coloured a little by the walls). Needs a build with two or more sources.
+    func spectralSimilarity(history: OnsetDelayHistory, _ i: Int, _ j: Int) -> Float {
+        let bands = Self.profileEdges.count - 1
+        let a = profilePointer, b = profilePointer + bands
+        for band in 0..<2 * bands { a[band] = 1e-6 }
+        let first = Float(i), second = Float(j)
+        for f in 0..<Self.frames {
+            let mag = history.magnitudes(history.slot(ofFrame: f)), win = winners + f * Self.stride
+            for band in 0..<bands {
+                for k in Self.profileEdges[band]..<Self.profileEdges[band + 1] {
+                    if win[k] == first { a[band] += mag[k] * mag[k] } else if win[k] == second { b[band] += mag[k] * mag[k] }
+                }
+            }
+        }
+        var meanA: Float = 0, meanB: Float = 0
+        for band in 0..<bands {
+            a[band] = logf(a[band]); b[band] = logf(b[band])
+            meanA += a[band]; meanB += b[band]
+        }
+        meanA /= Float(bands); meanB /= Float(bands)
+        var ab: Float = 0, aa: Float = 0, bb: Float = 0
+        for band in 0..<bands {
+            let x = a[band] - meanA, y = b[band] - meanB
+            ab += x * y; aa += x * x; bb += y * y
+        }
+        return aa > 0 && bb > 0 ? ab / (aa * bb).squareRoot() : 0
+    }
+
     /// Moves patch `from` of ``patches`` to position `to` (a batch closing a gap).
     func movePatch(_ from: Int, to: Int) {
         let size = Self.frames * YAMNet.melBands
@@ -190,6 +251,7 @@ final class SourceMasks {
     private var framePower: UnsafeMutablePointer<Float> { framePowerBuffer.pointer }
     private var gains: UnsafeMutablePointer<Float> { gainBuffer.pointer }
     private var sortScratch: UnsafeMutablePointer<Float> { sortBuffer.pointer }
+    private var profilePointer: UnsafeMutablePointer<Float> { profileBuffer.pointer }
     private var patchesOut: UnsafeMutablePointer<Float> { patchBuffer.pointer }
 
     /// Each heard source's delay and expected rotation e^{iωτ} per bin, and the bins where two

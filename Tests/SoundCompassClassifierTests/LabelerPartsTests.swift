@@ -121,6 +121,18 @@ struct LabelerPartsTests {
         #expect(loud < 0.2, "listed at +30°: \(loud)")
     }
 
+    @Test("masks: the bins holding onsets from a listed direction: noise bursts at +30° hold most of the sound; +5°, where a floor image of them would be, almost none")
+    func heldPower() throws {
+        let (frames, history, masks) = try Self.bursts((.whiteNoise, -20), (.whiteNoise, -120))
+        let laterals = [30.0, 5.0].map { sin($0 * Double.pi / 180) }
+        masks.prepare(laterals: laterals, count: 2)
+        masks.build(history: history, frontEnd: frames.frontEnd, sources: 2, positions: [-1, -1], mixtureAt: -1, normalised: false)
+        let held = (0..<2).map { masks.heldPower(history: history, sources: 2, ofSource: $0) }
+        let power = masks.maskedPower(ofSource: 0)
+        #expect(held[0] > 0.3 * power, "held at +30°: \(held[0]) of its masked \(power)")
+        #expect(held[1] < 0.01 * held[0], "held at +5°: \(held[1]) against \(held[0]) at +30°")
+    }
+
     @Test("masks: two listed sources get different patches, each scaled to the patch level; the mixture's is the unmasked one")
     func patches() throws {
         // A 3 kHz tone burst train at +30° and a 500 Hz one at −40°, onsets apart.

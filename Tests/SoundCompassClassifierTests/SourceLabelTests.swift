@@ -134,7 +134,7 @@ struct SourceLabelTests {
         _ signal: StereoSignal, counts: UnsafeMutablePointer<(unmasked: Int, classified: Int)>? = nil,
         asynchronous: Bool = false, slowWorker: Double? = nil, skipped: UnsafeMutablePointer<Int>? = nil,
         unchanged: UnsafeMutablePointer<Int>? = nil, quieter: UnsafeMutablePointer<Int>? = nil,
-        sources: (Double) -> [SourceRecord]
+        reflections: UnsafeMutablePointer<Int>? = nil, sources: (Double) -> [SourceRecord]
     ) throws -> [(time: Double, id: Int, label: SoundLabel?)] {
         let configuration = AnalysisConfiguration(sampleRate: signal.sampleRate)
         let classifier = try SoundClassifier(directory: modelDirectory, maximumBatch: SourceLabeler.batchSize(for: configuration))
@@ -145,6 +145,7 @@ struct SourceLabelTests {
             skipped?.pointee = labeler.roundsSkipped
             unchanged?.pointee = labeler.patchesUnchanged
             quieter?.pointee = labeler.quieterCopies
+            reflections?.pointee = labeler.imagesTaken
         }
         var out: [(time: Double, id: Int, label: SoundLabel?)] = []
         let block = 1024
@@ -383,6 +384,59 @@ struct SourceLabelTests {
         let labelled = records.filter { $0.time >= 2 }.compactMap(\.label)
         #expect(labelled.count >= 100)
         #expect(labelled.allSatisfy { $0.names.contains("Speech") }, "\(Set(labelled.map(\.name)))")
+    }
+
+    /// `signal` `seconds` later (zeros before), `gain` times as loud.
+    static func delayed(_ signal: [Double], by seconds: Double, gain: Double) -> [Double] {
+        let shift = Int(seconds * rate)
+        return [Double](repeating: 0, count: shift) + signal.dropLast(shift).map { $0 * gain }
+    }
+
+    @Test("a listed floor image of a lone talker (+12 deg, 4 ms later, -4 dB) is taken for a reflection: never classified, never labelled; the talker still reads Speech",
+          .enabled(if: availableOrOnCI(espeakAvailable), "espeak-ng is not installed (apt-get install espeak-ng); runs on CI"))
+    func reflectionOfALoneSource() throws {
+        _ = try requireClassifier()
+        let talker = try Self.speech(rms: 0.05, seconds: 8.0)
+        // The image of a source at +50°: same side, nearer the front (lateral 0.77 → 0.21: the
+        // cos of its 74° elevation), a delayed, quieter copy.
+        let signal = Self.scene([(talker, 50), (Self.delayed(talker, by: 0.004, gain: 0.63), 12)])
+        var reflections = 0
+        let records = try Self.runListed(signal, reflections: &reflections) { _ in
+            [SourceRecord(id: 1, azimuth: 50, confidence: 0.5, levelDBFS: -30, active: true),
+             SourceRecord(id: 2, azimuth: 12, confidence: 0.5, levelDBFS: -34, active: true)]
+        }
+        // 14 or 15 patch rounds (from 0.96 s, every 0.48 s).
+        #expect(reflections >= 12, "taken for a reflection at \(reflections) rounds")
+        #expect(records.filter { $0.id == 2 }.allSatisfy { $0.label == nil }, "the reflection is labelled")
+        let talkerLabels = records.filter { $0.id == 1 && $0.time >= 2 }.compactMap(\.label)
+        #expect(talkerLabels.count >= 100 && talkerLabels.allSatisfy { $0.names.contains("Speech") }, "\(Set(talkerLabels.map(\.name)))")
+    }
+
+    @Test("a real second source where a reflection would be (a siren at +12 deg, 6 dB under a talker at +50 deg) is not taken for one: it is classified and named",
+          .enabled(if: availableOrOnCI(espeakAvailable), "espeak-ng is not installed (apt-get install espeak-ng); runs on CI"))
+    func quieterSourceNotAReflection() throws {
+        _ = try requireClassifier()
+        let talker = try Self.speech(rms: 0.05, seconds: 8.0)
+        let siren = Generators.normalised(
+            Generators.twoToneSiren(sampleRate: Self.rate, count: talker.count), rms: 0.05 * pow(10, -6.0 / 20))
+        var reflections = 0
+        let records = try Self.runListed(Self.scene([(talker, 50), (siren, 12)]), reflections: &reflections) { _ in
+            [SourceRecord(id: 1, azimuth: 50, confidence: 0.5, levelDBFS: -30, active: true),
+             SourceRecord(id: 2, azimuth: 12, confidence: 0.5, levelDBFS: -36, active: true)]
+        }
+        // None of its rounds (measured: none; without the spectral test, which its tones fail,
+        // 3 of 14: a steady siren 6 dB under a talker holds few onsets of its own). On
+        // labels_real.py real sources beside a talker were taken for reflections in 1.7 % of
+        // their rounds.
+        #expect(reflections <= 1, "\(reflections) of 14 rounds took the siren for the talker's reflection")
+        let sirenRecords = records.filter { $0.id == 2 && $0.time >= 3 }
+        let sirenLabels = sirenRecords.compactMap(\.label)
+        // Masked beside the louder talker, it reads as a siren or an alarm (AudioSet's parent
+        // class of sirens).
+        let named = sirenLabels.filter { !Self.sirens.union(["Alarm"]).isDisjoint(with: $0.names) }
+        #expect(
+            named.count * 10 >= sirenRecords.count * 7,
+            "\(named.count) of \(sirenRecords.count) siren records named (\(sirenLabels.count) labelled): \(Set(sirenLabels.map(\.name)))")
     }
 
     @Test("a label is a track's: a source heard in one patch round carries none; heard in two or more it does")
