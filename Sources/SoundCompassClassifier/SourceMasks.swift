@@ -199,7 +199,7 @@ final class SourceMasks {
     }
 
     /// The edges (bins of YAMNet's 257) of the bands of ``spectralSimilarity(history:_:_:)``:
-    /// about a third of an octave each from 62.5 Hz, wider below.
+    /// 62.5 Hz to 8 kHz, about a third of an octave each above 250 Hz, wider below.
     static let profileEdges = [2, 4, 6, 8, 11, 15, 20, 26, 34, 44, 57, 74, 96, 125, 162, 210, 257]
 
     /// How alike the spectra of heard sources `i` and `j` are over the last 96 frames: the
