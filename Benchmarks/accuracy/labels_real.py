@@ -38,12 +38,11 @@ What is measured, for each source over its active time (from 1 s to the end):
   "dry ref": the same reference on the dry source (no room, peak 0.9): whether the recording
     itself is one YAMNet names, to tell a file unfit for the test from a room or a method
     that fails.
-The talker of (b) is scored the same way, over the same span, and reported apart. Also counted
-over that span: the records with a source heard that list an active source more than 15 degrees
-from every real one (a reflection or another ghost), and those in which such a source carries
-a label. The "strict"
+The talker of (b) is scored the same way, over the same span, and reported apart. The "strict"
 totals count only a class's specific names (without the broad ones of labels_real_data.BROAD:
-Animal for a dog, Vehicle for a horn, Alarm for a siren, ...).
+Animal for a dog, Vehicle for a horn, Alarm for a siren, ...). Also counted over that span: the
+records with a source heard that list an active source more than 15 degrees from every real
+one (a reflection or another ghost), and those in which such a source carries a label.
 """
 import collections
 import hashlib
