@@ -124,7 +124,7 @@ public final class SourceLabeler: RecordLabeler, PatchRoundBuilder {
     ///   `s·cos ε`, ε the image's elevation or extra depth, on the same side and nearer 0°;
     /// - its mask holds less than this share of the loudest one's power;
     /// - its onsets are not its own: the bins holding onset delays from its direction
-    ///   (``SourceMasks/heldPower(history:sources:ofSource:)``) hold less than
+    ///   (``SourceMasks/heldPower(history:ofSource:)``) hold less than
     ///   ``imageHeldRatio`` times the share of its masked power that the loudest one's hold of
     ///   the loudest one's, or less than ``imageHeldShare`` of the power the loudest one's hold
     ///   (an image arrives after its source, in bins that already hold the source's delay);
@@ -511,8 +511,8 @@ public final class SourceLabeler: RecordLabeler, PatchRoundBuilder {
         for j in 0..<count where j != loudest {
             let lateral = heardLateral[j], own = masks.maskedPower(ofSource: j)
             guard lateral * side > 0, abs(lateral) < abs(side), own < Self.imagePowerRatio * power else { continue }
-            if held < 0 { held = masks.heldPower(history: source, sources: count, ofSource: loudest) }
-            let ownHeld = masks.heldPower(history: source, sources: count, ofSource: j)
+            if held < 0 { held = masks.heldPower(history: source, ofSource: loudest) }
+            let ownHeld = masks.heldPower(history: source, ofSource: j)
             guard ownHeld < Self.imageHeldRatio * (held / power) * own || ownHeld < Self.imageHeldShare * held,
                 masks.spectralSimilarity(history: source, loudest, j) >= Self.imageSimilarity
             else { continue }

@@ -175,27 +175,28 @@ final class SourceMasks {
         return sum
     }
 
-    /// The power of the last 96 frames in bins that hold an onset delay (``OnsetDelayHistory``)
-    /// within ``delayTolerance`` of heard source `j`'s, nearest to it of the `sources` heard:
-    /// the share of the sound whose onsets came from that direction first. A reflection
-    /// arrives after its source, so the bins its onsets fall in mostly hold the source's delay
-    /// (precedence). ``prepare(laterals:count:)`` must have been called for these `sources`.
+    /// The power of the last 96 frames in the bins that hold an onset delay (``OnsetDelayHistory``)
+    /// and that the last build's bin assignment gave heard source `j` (the nearest heard
+    /// source's delay, within ``delayTolerance``): the share of the sound whose onsets came
+    /// from that direction first. A reflection arrives after its source, so the bins its onsets
+    /// fall in mostly hold the source's delay (precedence). Needs a build with two or more
+    /// sources.
     /// - Returns: `Σ|Xₖ|²` (YAMNet's spectra, as ``maskedPower(ofSource:)``).
-    func heldPower(history: OnsetDelayHistory, sources: Int, ofSource j: Int) -> Float {
-        let tolerance = toleranceSeconds, own = sourceDelays[j]
-        var sum: Float = 0
+    func heldPower(history: OnsetDelayHistory, ofSource j: Int) -> Float {
+        let own = V(repeating: Float(j))
+        var sum = V()
         for f in 0..<Self.frames {
             let slot = history.slot(ofFrame: f)
-            let mag = history.magnitudes(slot), held = history.heldDelays(slot)
-            for k in 0..<Self.bins {
-                let distance = abs(held[k] - own)  // NaN (no held delay) fails every test below
-                guard distance <= tolerance else { continue }
-                var nearest = true
-                for i in 0..<sources where i != j && abs(held[k] - sourceDelays[i]) < distance { nearest = false }
-                if nearest { sum += mag[k] * mag[k] }
+            let mag = history.magnitudes(slot), held = history.heldDelays(slot), win = winners + f * Self.stride
+            var k = 0
+            while k < Self.stride {
+                let delay = FloatLanes.load(held + k), m = FloatLanes.load(mag + k)
+                let mine = (FloatLanes.load(win + k) .== own) .& (delay .== delay)  // held: not NaN
+                sum += (m * m).replacing(with: 0, where: .!mine)
+                k += 8
             }
         }
-        return sum
+        return sum.sum()
     }
 
     /// The edges (bins of YAMNet's 257) of the bands of ``spectralSimilarity(history:_:_:)``:

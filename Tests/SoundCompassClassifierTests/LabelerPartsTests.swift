@@ -127,7 +127,7 @@ struct LabelerPartsTests {
         let laterals = [30.0, 5.0].map { sin($0 * Double.pi / 180) }
         masks.prepare(laterals: laterals, count: 2)
         masks.build(history: history, frontEnd: frames.frontEnd, sources: 2, positions: [-1, -1], mixtureAt: -1, normalised: false)
-        let held = (0..<2).map { masks.heldPower(history: history, sources: 2, ofSource: $0) }
+        let held = (0..<2).map { masks.heldPower(history: history, ofSource: $0) }
         let power = masks.maskedPower(ofSource: 0)
         #expect(held[0] > 0.3 * power, "held at +30°: \(held[0]) of its masked \(power)")
         #expect(held[1] < 0.01 * held[0], "held at +5°: \(held[1]) against \(held[0]) at +30°")
