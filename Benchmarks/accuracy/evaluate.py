@@ -269,13 +269,14 @@ def frame_truth(dry, times, frame_length, delay=DISTANCE / 343.0, floor=1e-3):
     return scoring.frame_truth(dry, times, frame_length, FS, delay, floor)
 
 
-def soundcompass(signals, truth, dry, wet):
+def soundcompass(signals, truth, dry, wet, audible_records=None):
     """SoundCompass on `signals`, scored by the rule of issue 31: bearing accuracy on the frames
     where the truth says the source is active (`frame_truth()` of the dry source, on
     SoundCompass's own frames), whatever the detector marks, with the `azimuth` each record
     carries; and the activity counts (active and audible, active, audible frames; active frames
     where the reverberant source, the noise-free room signal `wet`, is within 30 dB of its
-    loudest frame)."""
+    loudest frame). The records of the audible frames are appended to `audible_records` when
+    given."""
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "x.wav")
         wavfile.write(path, FS, (signals.T / max(1.0, np.abs(signals).max() * 1.01)).astype(np.float32))
@@ -290,6 +291,8 @@ def soundcompass(signals, truth, dry, wet):
     reverberant = frame_truth(wet.sum(axis=0), times, frame_length, delay=0)
     counts = np.array([np.sum(marked & audible), np.sum(marked), np.sum(audible), np.sum(marked & reverberant)])
     errors = [abs(r["azimuth"] - truth(r["time"])) for r, a in zip(records, audible) if a]
+    if audible_records is not None:
+        audible_records += [r for r, a in zip(records, audible) if a]
     return errors, counts
 
 
@@ -829,7 +832,12 @@ def diffuse_field_main():
     its audible samples, as add_diffuse), sensor noise 30 dB below. Fields: pink and white noise
     with sinc coherence (sinc_diffuse, seeds 300 + azimuth index), and the wall-source noise of
     the "diffuse" rows with 12 and 6 sources (seeds 500-504: fewer, nearer sources are closer to
-    several steady point sources than to a diffuse field)."""
+    several steady point sources than to a diffuse field).
+
+    A second line per field says why, per azimuth: the median signed error of the tracked
+    `azimuth` (positive: pulled towards 0 degrees), the share of the audible frames that move the
+    broadband tracker (`confidence` >= 0.2, the tracker's threshold; the others only coast), and
+    the share with an active listed source within 10 degrees (the `sources` list)."""
     seconds, rt60 = 8.0, 0.3
     dry = speech(seconds)
     active = activity(dry)
@@ -840,19 +848,26 @@ def diffuse_field_main():
               ("sinc white", lambda k: [sinc_diffuse(len(dry), 300 + k, white=True)]),
               ("12 wall sources", walls(12)), ("6 wall sources", walls(6))]
     print("field  " + "  ".join(f"{a:+d}: <=10 / median" for a in azimuths) + "  worst <=10  pooled <=10")
+    print("   why: pull deg / frames carrying a bearing / a listed source within 10 deg")
     for name, noises in fields:
-        cells, shares, pooled = [], [], []
+        cells, shares, pooled, why = [], [], [], []
         for k, az in enumerate(azimuths):
             wet = cached(("static", False, seconds, rt60, az, pra.__version__), lambda: render(dry, lambda t: float(az), rt60))
-            errors = []
+            errors, records = [], []
             for noise in noises(k):
                 noisy = add_diffuse(wet, active, noise, 0, seed=100 + k)
-                errors += soundcompass(noisy, lambda t, a=az: float(a), dry, wet)[0]
+                errors += soundcompass(noisy, lambda t, a=az: float(a), dry, wet, audible_records=records)[0]
             e = np.array(errors)
             shares.append(np.mean(e <= 10))
             pooled += errors
             cells.append(f"{100 * np.mean(e <= 10):3.0f}% / {np.median(e):4.1f}")
+            pull = np.median([(az - r["azimuth"]) * np.sign(az) for r in records])
+            carrying = np.mean([r["confidence"] >= 0.2 for r in records])
+            listed = np.mean([any(s["active"] and abs(s["azimuth"] - az) <= 10 for s in r.get("sources", []))
+                              for r in records])
+            why.append(f"{pull:+5.1f} / {100 * carrying:3.0f}% / {100 * listed:3.0f}%")
         print(f"{name}  " + "  ".join(cells) + f"  {100 * min(shares):3.0f}%  {100 * np.mean(np.array(pooled) <= 10):3.0f}%", flush=True)
+        print(f"   why  " + "  ".join(why), flush=True)
 
 
 if __name__ == "__main__":
