@@ -118,6 +118,36 @@ struct TrackerReacquisitionTests {
     }
 }
 
+/// A bearing averaged over time (``OnsetBearing``) is fed with a gate.
+struct GatedMeasurementTests {
+    @Test("a gated bearing far from the track is ignored and starts no challenger, however often it comes")
+    func farIgnored() {
+        var tracker = AzimuthTracker(hopDuration: 0.016)
+        for _ in 0..<50 { tracker.update(measurement: -40, confidence: 1) }
+        // Ungated, ten frames at 0.3 would restart the track there (a challenger's weight 1.5).
+        for _ in 0..<200 { tracker.update(measurement: 0, confidence: 0.3, gate: 20) }
+        #expect(abs(tracker.azimuth + 40) < 0.5, "\(tracker.azimuth)°")
+        var ungated = AzimuthTracker(hopDuration: 0.016)
+        for _ in 0..<50 { ungated.update(measurement: -40, confidence: 1) }
+        for _ in 0..<10 { ungated.update(measurement: 0, confidence: 0.3) }
+        #expect(abs(ungated.azimuth) < 1, "the same frames ungated: \(ungated.azimuth)°")
+    }
+
+    @Test("a gated bearing within the gate moves the position, not the rate")
+    func positionOnly() {
+        var tracker = AzimuthTracker(hopDuration: 0.016)
+        for _ in 0..<50 { tracker.update(measurement: -40, confidence: 1) }
+        for _ in 0..<100 { tracker.update(measurement: -30, confidence: 0.3, gate: 20) }
+        #expect(abs(tracker.azimuth + 30) < 1, "\(tracker.azimuth)°")
+        #expect(abs(tracker.rate) < 1e-6, "rate \(tracker.rate)°/s")
+        // The same measurements ungated teach it a rate on the way.
+        var ungated = AzimuthTracker(hopDuration: 0.016)
+        for _ in 0..<50 { ungated.update(measurement: -40, confidence: 1) }
+        ungated.update(measurement: -30, confidence: 0.3)
+        #expect(abs(ungated.rate) > 1, "ungated rate \(ungated.rate)°/s")
+    }
+}
+
 struct TailWeightingTests {
     @Test("frames falling at the decay rate or faster get 0, steady and rising frames 1")
     func weights() {

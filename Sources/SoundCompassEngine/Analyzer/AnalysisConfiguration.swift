@@ -31,7 +31,9 @@ public struct AnalysisConfiguration: Sendable, Equatable {
     public var lagMarginSeconds: Double = 0
 
     /// Most sources the multi-source tracker follows at once (``AnalysisRecord/sources``),
-    /// 0…``maximumSources`` (default 3). 0 turns the tracker off: no work, empty `sources`.
+    /// 0…``maximumSources`` (default 3). 0 turns the tracker off: no work, empty `sources`, and
+    /// no onset average for the broadband tracker to take in the frames that carry no bearing of
+    /// their own (see `OnsetBearing`).
     public var maxSources = 3
     /// Window over which the multi-source tracker gathers each frame's direction evidence,
     /// seconds (the time constant of its average; default 0.3 s, within 0.05…5 s).

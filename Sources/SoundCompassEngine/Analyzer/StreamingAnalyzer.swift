@@ -284,18 +284,8 @@ public final class StreamingAnalyzer {
         frame.yaw = orientation?.yaw(at: frame.time)
         frame.shift = frame.yaw.map { headTurn.shift(yaw: $0, hemisphere: frontBack.expectedHemisphere(yaw: $0)) }
             ?? headTurn.shift(yaw: nil, hemisphere: .unknown)
-        // 5. The broadband tracker.
-        let rawAzimuth = estimate.azimuthDegrees
-        let tracked = tracker.update(measurement: rawAzimuth, confidence: frame.confidence, shift: frame.shift)
-        frame.trackedAzimuth = tracker.isTracking ? tracked : rawAzimuth
-        frame.lateral = tracker.isTracking ? sin(frame.trackedAzimuth * Double.pi / 180) : estimate.fused.lateral
-        // 6. Front/back, from the turning (without an IMU the hemisphere stays unknown).
-        frame.frontBack = orientation == nil
-            ? FrontBackResolver.Resolution(hemisphere: .unknown, azimuth: frame.trackedAzimuth)
-            : frontBack.update(
-                time: frame.time, yaw: frame.yaw, measurement: rawAzimuth, confidence: frame.confidence,
-                tracked: frame.trackedAzimuth)
-        // 7. Several sources: the frame's candidate directions into the multi-source tracker.
+        // 5. Several sources: the frame's candidate directions into the multi-source tracker
+        //    (before the broadband tracker, which may take the onset average's bearing).
         if let sourceCandidates, let sourceTracker {
             sourceCandidates.update(
                 spectra: spectra, levelDBFS: estimate.levels.levelDBFS, aboveGate: estimate.aboveGate,
@@ -320,6 +310,29 @@ public final class StreamingAnalyzer {
                 }
             }
         }
+        // 6. The broadband tracker. A frame that is active but whose own bearing carries no
+        //    confidence (noise as loud as the source rules most of its bins) hands the tracker
+        //    the bearing of the candidates' onset average instead, gated (see OnsetBearing).
+        //    Not with an IMU: the average places a source where it was heard over the last
+        //    0.3 s, behind a turning head, which the tracker's known shift already follows.
+        let rawAzimuth = estimate.azimuthDegrees
+        var measurement = rawAzimuth, measurementConfidence = frame.confidence, gate: Double? = nil
+        if orientation == nil, frame.active, frame.confidence < AzimuthTracker.minimumConfidence,
+           let bearing = sourceCandidates?.onsetBearing {
+            measurement = bearing
+            measurementConfidence = OnsetBearing.confidence
+            if tracker.isTracking { gate = OnsetBearing.gateDegrees }
+        }
+        let tracked = tracker.update(
+            measurement: measurement, confidence: measurementConfidence, shift: frame.shift, gate: gate)
+        frame.trackedAzimuth = tracker.isTracking ? tracked : rawAzimuth
+        frame.lateral = tracker.isTracking ? sin(frame.trackedAzimuth * Double.pi / 180) : estimate.fused.lateral
+        // 7. Front/back, from the turning (without an IMU the hemisphere stays unknown).
+        frame.frontBack = orientation == nil
+            ? FrontBackResolver.Resolution(hemisphere: .unknown, azimuth: frame.trackedAzimuth)
+            : frontBack.update(
+                time: frame.time, yaw: frame.yaw, measurement: rawAzimuth, confidence: frame.confidence,
+                tracked: frame.trackedAzimuth)
         // 8. The record, written once.
         write(frame)
         framesAnalyzed += 1

@@ -68,6 +68,12 @@ package final class ExcessAverage {
     package let onsetAverage: AlignedFloats
     /// The averaged correlation of all new bins, at the same lags.
     package let newSoundAverage: AlignedFloats
+    /// The onset correlation averaged over ``shortestWindowSeconds`` whatever the source window:
+    /// where the broadband tracker's ``OnsetBearing`` is read, so that `--source-window` moves
+    /// only the sources.
+    package let bearingAverage: AlignedFloats
+    /// Share of the newest frame in ``bearingAverage``.
+    let bearingSmoothing: Float
     /// Scratch of the finder: the onset average smoothed by [1 2 1]/4 per unit of ``onsetShare``,
     /// where its peaks are searched.
     let smoothed: AlignedFloats
@@ -78,6 +84,10 @@ package final class ExcessAverage {
     package private(set) var recentNewSoundShare = 0.0
     /// Averaged share of the frames' weight in the onsets, 0…1.
     package private(set) var onsetShare = 0.0
+    /// ``newSoundShare`` and ``onsetShare`` averaged like ``bearingAverage`` (over
+    /// ``shortestWindowSeconds`` whatever the source window).
+    package private(set) var bearingNewSoundShare = 0.0
+    package private(set) var bearingOnsetShare = 0.0
     /// The counted frames' onset correlations (not tail-weighted), one row of
     /// `2·searchLag + 1` each, in the rows of the finder's history ring.
     let onsetHistory: AlignedFloats
@@ -112,6 +122,8 @@ package final class ExcessAverage {
         self.correlation = AlignedFloats(count: m)
         self.onsetAverage = AlignedFloats(count: lags)
         self.newSoundAverage = AlignedFloats(count: lags)
+        self.bearingAverage = AlignedFloats(count: lags)
+        self.bearingSmoothing = Float(min(1, hopDuration / Self.shortestWindowSeconds))
         self.smoothed = AlignedFloats(count: lags)
         self.onsetHistory = AlignedFloats(count: historyRows * lags)
         self.onsetFlanks = AlignedFloats(count: 2 * Self.interpolationTaps)
@@ -124,24 +136,31 @@ package final class ExcessAverage {
         onsetAverage.zero()
         onsetFlanks.zero()
         newSoundAverage.zero()
+        bearingAverage.zero()
         newSoundShare = 0
         recentNewSoundShare = 0
         onsetShare = 0
+        bearingNewSoundShare = 0
+        bearingOnsetShare = 0
     }
 
     /// A frame that does not count (below the gate, no correlation): the averages and the shares
     /// decay, the floors are left alone.
     package func decay() {
         let a = smoothing
-        let onset = onsetAverage.baseAddress, new = newSoundAverage.baseAddress
+        let onset = onsetAverage.baseAddress, new = newSoundAverage.baseAddress, bearing = bearingAverage.baseAddress
+        let b = bearingSmoothing
         for i in 0...(2 * searchLag) {
             onset[i] -= a * onset[i]
             new[i] -= a * new[i]
+            bearing[i] -= b * bearing[i]
         }
         let flanks = onsetFlanks.baseAddress
         for i in 0..<(2 * Self.interpolationTaps) { flanks[i] -= a * flanks[i] }
         newSoundShare -= Double(a) * newSoundShare
         onsetShare -= Double(a) * onsetShare
+        bearingNewSoundShare -= Double(b) * bearingNewSoundShare
+        bearingOnsetShare -= Double(b) * bearingOnsetShare
         recentNewSoundShare -= recentSmoothing * recentNewSoundShare
     }
 
@@ -184,6 +203,9 @@ package final class ExcessAverage {
         newSoundShare += Double(a) * (newShare - newSoundShare)
         recentNewSoundShare += recentSmoothing * (newShare - recentNewSoundShare)
         onsetShare += Double(a) * (Double(w * onsetWeight / sampledWeight) - onsetShare)
+        let b = bearingSmoothing
+        bearingNewSoundShare += Double(b) * (newShare - bearingNewSoundShare)
+        bearingOnsetShare += Double(b) * (Double(w * onsetWeight / sampledWeight) - bearingOnsetShare)
         // Lags −K…−1 sit at the end of the circular correlation, 0…K at its start. The history
         // keeps the frame's own values, as the plain history does; the averages take them times
         // the frame's tail weight.
@@ -194,10 +216,11 @@ package final class ExcessAverage {
         let newAverage = newSoundAverage.baseAddress
         for i in 0...(2 * K) { newAverage[i] += a * (w * value(atLag: i - K) - newAverage[i]) }
         fft.inverse(xo, c)
-        let onsetAverage = onsetAverage.baseAddress
+        let onsetAverage = onsetAverage.baseAddress, bearing = bearingAverage.baseAddress
         for i in 0...(2 * K) {
             let v = value(atLag: i - K)
             onsetAverage[i] += a * (w * v - onsetAverage[i])
+            bearing[i] += b * (w * v - bearing[i])
             row[i] = v
         }
         let P = Self.interpolationTaps, flanks = onsetFlanks.baseAddress

@@ -200,6 +200,10 @@ package final class SourceCandidateFinder {
     package private(set) var candidates: [SourceCandidate]
     /// Number of valid ``candidates``.
     package private(set) var count = 0
+    /// The onset average's bearing after the last ``find(lowFrequencyShare:)``, degrees in
+    /// [−90, 90] (``OnsetBearing``); nil when it is not worth reading, and without the search
+    /// beside steady sources (a coincident pair).
+    package private(set) var onsetBearing: Double?
     /// The index (lag + searchLag) of each candidate's peak.
     private var lagIndices: [Int]
     /// Each candidate's refined lag, samples.
@@ -357,7 +361,20 @@ package final class SourceCandidateFinder {
     /// Finds the candidates of the current average into ``candidates``.
     /// - Parameter lowFrequencyShare: binaural: the frame's low-frequency share, at which the
     ///   lags are read (``FrameEstimate/lowFrequencyShare``); nil for the other models.
+    /// The azimuth of a lag of the averages (samples), degrees, as the array model reads it.
+    private func azimuth(ofLag lag: Double, lowFrequencyShare share: Double?) -> Double {
+        let model = configuration.array
+        let delay = lag / configuration.sampleRate
+        let lateral = model.measuredHead.map {
+            $0.lateral(delay: delay - model.delayOffsetSeconds, lowFrequencyShare: share ?? 0, estimate: 0)
+        } ?? share.map { model.lateral(delay: delay, lowFrequencyShare: $0) } ?? model.lateral(delay: delay)
+        return ArrayModel.azimuthDegrees(lateral: lateral)
+    }
+
     package func find(lowFrequencyShare share: Double?) {
+        onsetBearing = excessSearch
+            .flatMap { OnsetBearing.lag(of: $0.averages, sampleRate: configuration.sampleRate) }
+            .map { azimuth(ofLag: $0, lowFrequencyShare: share) }
         if let angles {
             count = angles.find(into: &candidates, peakIndices: &lagIndices)
             return
@@ -396,13 +413,8 @@ package final class SourceCandidateFinder {
             excessSearch.markSteadyCandidates(count: count, candidates: candidates, lagIndices: lagIndices, smoothed: y)
             if excessSearch.hearsNewSound { takeExcessCandidates(excessSearch, total: &total) }
         }
-        let model = configuration.array
         for j in 0..<count {
-            let delay = lags[j] / configuration.sampleRate
-            let lateral = model.measuredHead.map {
-                $0.lateral(delay: delay - model.delayOffsetSeconds, lowFrequencyShare: share ?? 0, estimate: 0)
-            } ?? share.map { model.lateral(delay: delay, lowFrequencyShare: $0) } ?? model.lateral(delay: delay)
-            candidates[j].azimuth = ArrayModel.azimuthDegrees(lateral: lateral)
+            candidates[j].azimuth = azimuth(ofLag: lags[j], lowFrequencyShare: share)
             candidates[j].share = total > 0 ? candidates[j].strength / total : 0
         }
         for j in 0..<count {

@@ -103,9 +103,13 @@ package struct AzimuthTracker: Sendable {
     ///     added to the prediction (the listener's own turning, from an IMU, see ``HeadTurn``;
     ///     0 without one). The first frame of a shift also takes it off the tracked rate, which
     ///     had learned the turning until then.
+    ///   - gate: given for a bearing read from an average over time (see ``OnsetBearing``),
+    ///     degrees: further than this from the predicted track it is ignored and supports no
+    ///     challenger (the average may sit on a reflection for a while), and it moves the
+    ///     tracked position only, not the rate (an average over 0.3 s lags a moving source).
     /// - Returns: the tracked azimuth, degrees.
     @discardableResult
-    package mutating func update(measurement: Double, confidence: Double, shift: Double = 0) -> Double {
+    package mutating func update(measurement: Double, confidence: Double, shift: Double = 0, gate: Double? = nil) -> Double {
         // A known shift that starts now was, until now, learned as the source's own rate: take
         // it off the rate (the turning arrives as the shift from here on).
         if shift != 0 && !shifting { removeRate(shift / dt) }
@@ -137,6 +141,11 @@ package struct AzimuthTracker: Sendable {
         // Update.
         let r = pow(Self.measurementSigma / max(confidence, 0.05), 2)
         let innovation = measurement - theta
+        if let gate, abs(innovation) > gate {
+            omega *= 0.9
+            clampState()
+            return theta
+        }
         let s = p00 + r
         // Validation gate: a measurement more than 3 standard deviations from the prediction
         // is not believed (a reflection, a second source, a wrong peak)...
@@ -153,7 +162,8 @@ package struct AzimuthTracker: Sendable {
             return theta
         }
         challengerWeight = max(0, challengerWeight - confidence)
-        let k0 = p00 / s, k1 = p01 / s
+        // A bearing averaged over time says where the source is, not how fast it moves.
+        let k0 = p00 / s, k1 = gate == nil ? p01 / s : 0
         theta += k0 * innovation
         omega += k1 * innovation
         let m00 = (1 - k0) * p00, m01 = (1 - k0) * p01, m11 = p11 - k1 * p01
