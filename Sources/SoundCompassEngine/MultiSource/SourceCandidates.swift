@@ -358,9 +358,6 @@ package final class SourceCandidateFinder {
         lastYaw = yaw
     }
 
-    /// Finds the candidates of the current average into ``candidates``.
-    /// - Parameter lowFrequencyShare: binaural: the frame's low-frequency share, at which the
-    ///   lags are read (``FrameEstimate/lowFrequencyShare``); nil for the other models.
     /// The azimuth of a lag of the averages (samples), degrees, as the array model reads it.
     private func azimuth(ofLag lag: Double, lowFrequencyShare share: Double?) -> Double {
         let model = configuration.array
@@ -371,6 +368,10 @@ package final class SourceCandidateFinder {
         return ArrayModel.azimuthDegrees(lateral: lateral)
     }
 
+    /// Finds the candidates of the current average into ``candidates``, and reads
+    /// ``onsetBearing``.
+    /// - Parameter lowFrequencyShare: binaural: the frame's low-frequency share, at which the
+    ///   lags are read (``FrameEstimate/lowFrequencyShare``); nil for the other models.
     package func find(lowFrequencyShare share: Double?) {
         onsetBearing = excessSearch
             .flatMap { OnsetBearing.lag(of: $0.averages, sampleRate: configuration.sampleRate) }

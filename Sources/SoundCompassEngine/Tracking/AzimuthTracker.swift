@@ -105,8 +105,9 @@ package struct AzimuthTracker: Sendable {
     ///     had learned the turning until then.
     ///   - gate: given for a bearing read from an average over time (see ``OnsetBearing``),
     ///     degrees: further than this from the predicted track it is ignored and supports no
-    ///     challenger (the average may sit on a reflection for a while), and it moves the
-    ///     tracked position only, not the rate (an average over 0.3 s lags a moving source).
+    ///     challenger (the average may sit on a reflection for a while; the rate decays as in a
+    ///     frame with nothing heard), and within it it moves the tracked position only, not the
+    ///     rate (an average over 0.3 s lags a moving source).
     /// - Returns: the tracked azimuth, degrees.
     @discardableResult
     package mutating func update(measurement: Double, confidence: Double, shift: Double = 0, gate: Double? = nil) -> Double {
