@@ -70,10 +70,13 @@ package final class ExcessAverage {
     package let newSoundAverage: AlignedFloats
     /// The onset correlation averaged over ``shortestWindowSeconds`` whatever the source window:
     /// where the broadband tracker's ``OnsetBearing`` is read, so that `--source-window` moves
-    /// only the sources.
+    /// only the sources. With the default window it is ``onsetAverage`` itself.
     package let bearingAverage: AlignedFloats
     /// Share of the newest frame in ``bearingAverage``.
     let bearingSmoothing: Float
+    /// Whether the bearing's averages are their own (a source window longer than
+    /// ``shortestWindowSeconds``), not the onset average and its shares.
+    private let bearingHasOwnWindow: Bool
     /// Scratch of the finder: the onset average smoothed by [1 2 1]/4 per unit of ``onsetShare``,
     /// where its peaks are searched.
     let smoothed: AlignedFloats
@@ -86,8 +89,9 @@ package final class ExcessAverage {
     package private(set) var onsetShare = 0.0
     /// ``newSoundShare`` and ``onsetShare`` averaged like ``bearingAverage`` (over
     /// ``shortestWindowSeconds`` whatever the source window).
-    package private(set) var bearingNewSoundShare = 0.0
-    package private(set) var bearingOnsetShare = 0.0
+    package var bearingNewSoundShare: Double { bearingHasOwnWindow ? ownBearingNewSoundShare : newSoundShare }
+    package var bearingOnsetShare: Double { bearingHasOwnWindow ? ownBearingOnsetShare : onsetShare }
+    private var ownBearingNewSoundShare = 0.0, ownBearingOnsetShare = 0.0
     /// The counted frames' onset correlations (not tail-weighted), one row of
     /// `2·searchLag + 1` each, in the rows of the finder's history ring.
     let onsetHistory: AlignedFloats
@@ -122,8 +126,9 @@ package final class ExcessAverage {
         self.correlation = AlignedFloats(count: m)
         self.onsetAverage = AlignedFloats(count: lags)
         self.newSoundAverage = AlignedFloats(count: lags)
-        self.bearingAverage = AlignedFloats(count: lags)
         self.bearingSmoothing = Float(min(1, hopDuration / Self.shortestWindowSeconds))
+        self.bearingHasOwnWindow = bearingSmoothing != smoothing
+        self.bearingAverage = bearingHasOwnWindow ? AlignedFloats(count: lags) : onsetAverage
         self.smoothed = AlignedFloats(count: lags)
         self.onsetHistory = AlignedFloats(count: historyRows * lags)
         self.onsetFlanks = AlignedFloats(count: 2 * Self.interpolationTaps)
@@ -140,27 +145,30 @@ package final class ExcessAverage {
         newSoundShare = 0
         recentNewSoundShare = 0
         onsetShare = 0
-        bearingNewSoundShare = 0
-        bearingOnsetShare = 0
+        ownBearingNewSoundShare = 0
+        ownBearingOnsetShare = 0
     }
 
     /// A frame that does not count (below the gate, no correlation): the averages and the shares
     /// decay, the floors are left alone.
     package func decay() {
         let a = smoothing
-        let onset = onsetAverage.baseAddress, new = newSoundAverage.baseAddress, bearing = bearingAverage.baseAddress
-        let b = bearingSmoothing
+        let onset = onsetAverage.baseAddress, new = newSoundAverage.baseAddress
         for i in 0...(2 * searchLag) {
             onset[i] -= a * onset[i]
             new[i] -= a * new[i]
-            bearing[i] -= b * bearing[i]
+        }
+        let b = bearingSmoothing
+        if bearingHasOwnWindow {
+            let bearing = bearingAverage.baseAddress
+            for i in 0...(2 * searchLag) { bearing[i] -= b * bearing[i] }
+            ownBearingNewSoundShare -= Double(b) * ownBearingNewSoundShare
+            ownBearingOnsetShare -= Double(b) * ownBearingOnsetShare
         }
         let flanks = onsetFlanks.baseAddress
         for i in 0..<(2 * Self.interpolationTaps) { flanks[i] -= a * flanks[i] }
         newSoundShare -= Double(a) * newSoundShare
         onsetShare -= Double(a) * onsetShare
-        bearingNewSoundShare -= Double(b) * bearingNewSoundShare
-        bearingOnsetShare -= Double(b) * bearingOnsetShare
         recentNewSoundShare -= recentSmoothing * recentNewSoundShare
     }
 
@@ -204,8 +212,10 @@ package final class ExcessAverage {
         recentNewSoundShare += recentSmoothing * (newShare - recentNewSoundShare)
         onsetShare += Double(a) * (Double(w * onsetWeight / sampledWeight) - onsetShare)
         let b = bearingSmoothing
-        bearingNewSoundShare += Double(b) * (newShare - bearingNewSoundShare)
-        bearingOnsetShare += Double(b) * (Double(w * onsetWeight / sampledWeight) - bearingOnsetShare)
+        if bearingHasOwnWindow {
+            ownBearingNewSoundShare += Double(b) * (newShare - ownBearingNewSoundShare)
+            ownBearingOnsetShare += Double(b) * (Double(w * onsetWeight / sampledWeight) - ownBearingOnsetShare)
+        }
         // Lags −K…−1 sit at the end of the circular correlation, 0…K at its start. The history
         // keeps the frame's own values, as the plain history does; the averages take them times
         // the frame's tail weight.
@@ -220,7 +230,7 @@ package final class ExcessAverage {
         for i in 0...(2 * K) {
             let v = value(atLag: i - K)
             onsetAverage[i] += a * (w * v - onsetAverage[i])
-            bearing[i] += b * (w * v - bearing[i])
+            if bearingHasOwnWindow { bearing[i] += b * (w * v - bearing[i]) }
             row[i] = v
         }
         let P = Self.interpolationTaps, flanks = onsetFlanks.baseAddress

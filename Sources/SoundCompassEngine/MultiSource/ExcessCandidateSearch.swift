@@ -195,9 +195,14 @@ package final class ExcessCandidateSearch {
     /// of the new bins at least ``leastExcessShare``, the recent share at least
     /// ``recentShareRatio`` of it, and onsets heard.
     package var hearsNewSound: Bool {
-        averages.newSoundShare >= Self.leastExcessShare
-            && averages.recentNewSoundShare >= Self.recentShareRatio * averages.newSoundShare
-            && averages.onsetShare > 0
+        Self.hearsNewSound(
+            newSoundShare: averages.newSoundShare, recentNewSoundShare: averages.recentNewSoundShare,
+            onsetShare: averages.onsetShare)
+    }
+
+    /// The test of ``hearsNewSound`` on given averaged shares (``OnsetBearing`` reads its own).
+    package static func hearsNewSound(newSoundShare: Double, recentNewSoundShare: Double, onsetShare: Double) -> Bool {
+        newSoundShare >= leastExcessShare && recentNewSoundShare >= recentShareRatio * newSoundShare && onsetShare > 0
     }
 
     /// Whether candidate `j` (of the plain average) holds little new sound: a steady source, or

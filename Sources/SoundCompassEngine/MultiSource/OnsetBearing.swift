@@ -50,7 +50,8 @@ package enum OnsetBearing {
     /// The tracker takes the bearing only this close to its track, degrees.
     package static let gateDegrees = 20.0
 
-    /// The lag of the onset average's highest peak, samples (parabolic between whole lags), or
+    /// The lag of the onset average's highest peak, samples (``parabolicPeakOffset(_:_:_:)``
+    /// between whole lags), or
     /// nil when it is too low or too wide (see the type's notes). Never allocates.
     /// - Parameters:
     ///   - averages: the excess averages.
@@ -58,9 +59,10 @@ package enum OnsetBearing {
     package static func lag(of averages: ExcessAverage, sampleRate: Double) -> Double? {
         // New sound arriving now, not only the memory of it (the excess search's test, on the
         // bearing's own averages).
-        guard averages.bearingNewSoundShare >= ExcessCandidateSearch.leastExcessShare,
-              averages.recentNewSoundShare >= ExcessCandidateSearch.recentShareRatio * averages.bearingNewSoundShare,
-              averages.bearingOnsetShare > 0 else { return nil }
+        guard ExcessCandidateSearch.hearsNewSound(
+            newSoundShare: averages.bearingNewSoundShare, recentNewSoundShare: averages.recentNewSoundShare,
+            onsetShare: averages.bearingOnsetShare)
+        else { return nil }
         let K = averages.searchLag
         let a = averages.bearingAverage.baseAddress
         var best = 0
@@ -70,6 +72,6 @@ package enum OnsetBearing {
         let curvature = l - 2 * c + r
         let leastCurvature = 2 * (1 - cos(2 * Double.pi * leastFrequencyHertz / sampleRate))
         guard -curvature >= leastCurvature * c else { return nil }
-        return Double(best - K) + max(-0.5, min(0.5, 0.5 * (l - r) / curvature))
+        return Double(best - K) + parabolicPeakOffset(l, c, r)
     }
 }
