@@ -9,7 +9,7 @@ struct ExcessInterpolationTests {
     /// The excess average of a 512-point frame at 16 kHz with a lag window of ±9 samples (a 15 cm
     /// pair): transformed at `M` = 256, so its correlation is periodic in 256 lags.
     static func average() -> ExcessAverage {
-        ExcessAverage(fftSize: 512, searchLag: 9, hopDuration: 0.016, windowSeconds: 0.3, historyRows: 16)
+        ExcessAverage(fftSize: 512, searchLag: 9, sampleRate: 16000, hopDuration: 0.016, windowSeconds: 0.3, historyRows: 16)
     }
 
     /// The correlation of a whitened spectrum on bins `1 ..< M/2` (every bin equal up to the

@@ -120,17 +120,30 @@ struct TrackerReacquisitionTests {
 
 /// A bearing averaged over time (``OnsetBearing``) is fed with a gate.
 struct GatedMeasurementTests {
-    @Test("a gated bearing far from the track is ignored and starts no challenger, however often it comes")
-    func farIgnored() {
+    @Test("a gated bearing far from the track does not move it, and restarts it only with twice an ungated one's support")
+    func farSupportsAChallenger() {
         var tracker = AzimuthTracker(hopDuration: 0.016)
         for _ in 0..<50 { tracker.update(measurement: -40, confidence: 1) }
-        // Ungated, ten frames at 0.3 would restart the track there (a challenger's weight 1.5).
-        for _ in 0..<200 { tracker.update(measurement: 0, confidence: 0.3, gate: 20) }
-        #expect(abs(tracker.azimuth + 40) < 0.5, "\(tracker.azimuth)°")
+        // At half their confidence, nine frames at 0.3 (a challenger's weight 1.35) do not restart it.
+        for _ in 0..<9 { tracker.update(measurement: 0, confidence: 0.3, gate: 20) }
+        #expect(abs(tracker.azimuth + 40) < 0.5, "after 9 gated frames: \(tracker.azimuth)°")
+        // Ungated, the same frames would have: ten at 0.3 restart it there (weight 1.5 at the fifth).
         var ungated = AzimuthTracker(hopDuration: 0.016)
         for _ in 0..<50 { ungated.update(measurement: -40, confidence: 1) }
         for _ in 0..<10 { ungated.update(measurement: 0, confidence: 0.3) }
         #expect(abs(ungated.azimuth) < 1, "the same frames ungated: \(ungated.azimuth)°")
+        // Twelve agreeing gated frames do.
+        for _ in 0..<3 { tracker.update(measurement: 0, confidence: 0.3, gate: 20) }
+        #expect(abs(tracker.azimuth) < 1, "after 12 gated frames: \(tracker.azimuth)°")
+    }
+
+    @Test("gated bearings that disagree with each other never restart the track")
+    func disagreeingIgnored() {
+        var tracker = AzimuthTracker(hopDuration: 0.016)
+        for _ in 0..<50 { tracker.update(measurement: -40, confidence: 1) }
+        // 0°, +30°, 0°, …: each one 30° from the last starts a new challenger.
+        for i in 0..<200 { tracker.update(measurement: i % 2 == 0 ? 0 : 30, confidence: 0.3, gate: 20) }
+        #expect(abs(tracker.azimuth + 40) < 0.5, "\(tracker.azimuth)°")
     }
 
     @Test("a gated bearing within the gate moves the position, not the rate")

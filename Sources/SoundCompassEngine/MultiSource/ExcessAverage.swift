@@ -22,10 +22,10 @@
 ///
 /// Besides the averages, it keeps the averaged shares of the frames' weight in the new bins
 /// (``newSoundShare``, and ``recentNewSoundShare`` over the last ``recentWindowSeconds`` only:
-/// is new sound arriving now, or is the average only the memory of it?) and in the onsets
-/// (``onsetShare``), and each counted frame's onset correlation in ``onsetHistory`` (rows
-/// written where the finder writes its plain history), from which ``SourceCandidateFinder``
-/// measures the excess candidates' echoes.
+/// is new sound arriving now, or is the average only the memory of it?), in the onsets
+/// (``onsetShare``) and below 8 kHz (``bearingBandShare``), and each counted frame's onset
+/// correlation in ``onsetHistory`` (rows written where the finder writes its plain history),
+/// from which ``SourceCandidateFinder`` measures the excess candidates' echoes.
 ///
 /// Life cycle: `init` allocates (and plans its FFT size once);
 /// ``update(spectra:magnitudes:weight:historyRow:)`` and ``decay()`` never allocate.
@@ -92,6 +92,13 @@ package final class ExcessAverage {
     package var bearingNewSoundShare: Double { bearingHasOwnWindow ? ownBearingNewSoundShare : newSoundShare }
     package var bearingOnsetShare: Double { bearingHasOwnWindow ? ownBearingOnsetShare : onsetShare }
     private var ownBearingNewSoundShare = 0.0, ownBearingOnsetShare = 0.0
+    /// Averaged share (over ``shortestWindowSeconds``, not tail-weighted) of the frames' weight
+    /// `Σ|G|` in the bins at or below ``OnsetBearing/bandHertz``, 0…1: exactly 1 at 16 kHz and
+    /// below, about a third at 48 kHz. ``OnsetBearing`` reads its heights and shares per unit of
+    /// it.
+    package private(set) var bearingBandShare: Float = 1
+    /// The last used bin `j` (of `0…M/2`) at or below ``OnsetBearing/bandHertz``.
+    private let bandEnd: Int
     /// The counted frames' onset correlations (not tail-weighted), one row of
     /// `2·searchLag + 1` each, in the rows of the finder's history ring.
     let onsetHistory: AlignedFloats
@@ -107,14 +114,20 @@ package final class ExcessAverage {
     /// - Parameters:
     ///   - fftSize: the frames' FFT size `N`.
     ///   - searchLag: half-width of the lag window, whole samples.
+    ///   - sampleRate: Hz.
     ///   - hopDuration: seconds between frames.
     ///   - windowSeconds: the plain average's window (``SourceCandidateFinder/Configuration/sourceWindowSeconds``).
     ///   - historyRows: rows of the finder's history ring.
-    package init(fftSize n: Int, searchLag: Int, hopDuration: Double, windowSeconds: Double, historyRows: Int) {
+    package init(
+        fftSize n: Int, searchLag: Int, sampleRate: Double, hopDuration: Double, windowSeconds: Double, historyRows: Int
+    ) {
         let m = Self.size(fftSize: n, searchLag: searchLag)
         let lags = 2 * searchLag + 1
         self.searchLag = searchLag
         self.stride = n / m
+        // Bin j·stride is at j·stride·fs/n Hz.
+        let bandBin = Int((OnsetBearing.bandHertz * Double(n) / sampleRate).rounded(.down))
+        self.bandEnd = min(m / 2 - 1, bandBin / (n / m))
         self.fft = RealFFT(size: m)
         self.floor = StationaryBinFloor(binCount: m / 2 + 1, stride: n / m, hopDuration: hopDuration)
         self.smoothing = Float(min(1, hopDuration / max(windowSeconds, Self.shortestWindowSeconds)))
@@ -147,6 +160,7 @@ package final class ExcessAverage {
         onsetShare = 0
         ownBearingNewSoundShare = 0
         ownBearingOnsetShare = 0
+        bearingBandShare = 1
     }
 
     /// A frame that does not count (below the gate, no correlation): the averages and the shares
@@ -187,7 +201,7 @@ package final class ExcessAverage {
         // Every `stride`-th bin k = j·stride, j = 0…M/2, into M-point spectra.
         let xn = newSoundSpectrum.baseAddress, xo = onsetSpectrum.baseAddress, g = spectra.whitened
         let m = fft.size
-        var newWeight: Float = 0, onsetWeight: Float = 0, sampledWeight: Float = 0
+        var newWeight: Float = 0, onsetWeight: Float = 0, sampledWeight: Float = 0, bandWeight: Float = 0
         for j in 0...(m / 2) {
             let k = j * stride
             let re = g[2 * k], im = g[2 * k + 1]
@@ -199,6 +213,7 @@ package final class ExcessAverage {
                 newWeight += magnitudes[k] * new[j]
                 onsetWeight += magnitudes[k] * onsets[j]
                 sampledWeight += magnitudes[k]
+                if j <= bandEnd { bandWeight += magnitudes[k] }
             }
         }
         guard sampledWeight > 0, sampledWeight.isFinite else {
@@ -212,6 +227,7 @@ package final class ExcessAverage {
         recentNewSoundShare += recentSmoothing * (newShare - recentNewSoundShare)
         onsetShare += Double(a) * (Double(w * onsetWeight / sampledWeight) - onsetShare)
         let b = bearingSmoothing
+        bearingBandShare += b * (bandWeight / sampledWeight - bearingBandShare)
         if bearingHasOwnWindow {
             ownBearingNewSoundShare += Double(b) * (newShare - ownBearingNewSoundShare)
             ownBearingOnsetShare += Double(b) * (Double(w * onsetWeight / sampledWeight) - ownBearingOnsetShare)

@@ -246,8 +246,9 @@ package final class SourceCandidateFinder {
         self.excessSearch = configuration.hearsBesideSteadySources && !coincident
             ? ExcessCandidateSearch(
                 averages: ExcessAverage(
-                    fftSize: n, searchLag: gccPhat.searchLag, hopDuration: configuration.hopDuration,
-                    windowSeconds: configuration.sourceWindowSeconds, historyRows: historyFrames),
+                    fftSize: n, searchLag: gccPhat.searchLag, sampleRate: configuration.sampleRate,
+                    hopDuration: configuration.hopDuration, windowSeconds: configuration.sourceWindowSeconds,
+                    historyRows: historyFrames),
                 capacity: capacity, peakSearch: peakSearch, pointSpread: pointSpread)
             : nil
         self.images = coincident
