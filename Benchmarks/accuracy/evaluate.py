@@ -59,14 +59,16 @@ methods need a time difference);
 and those of active sources with a confidence of at least 0.6 (a measured share, see Docs/OutputFormat.md) to stderr.
 
 Usage: Benchmarks/accuracy/evaluate.py [--quick] [--markdown] [--only KIND:RT60:SNR] [--cache DIR]
-                                       [--snrs 5,10,20]
+                                       [--snrs 5,10,20] [--rate HZ]
        Benchmarks/accuracy/evaluate.py --multi [--markdown] [--cache DIR] [--max-sources N] [--source-window S]
                                        [--coincident] [--detail] [--no-baselines]
        Benchmarks/accuracy/evaluate.py --steady [--no-steady-sources] [--only RT60:NOISE_DB] [--detail] [--cache DIR]
-       Benchmarks/accuracy/evaluate.py --diffuse-field [--cache DIR]   (a talker in diffuse noise per azimuth)
+       Benchmarks/accuracy/evaluate.py --diffuse-field [--cache DIR] [--rate HZ]   (a talker in diffuse noise per azimuth)
   --only KIND:RT60:SNR   one condition, e.g. speech:0.6:10 or diffuse:0.3:0
   --cache DIR            keep the room renders in DIR (keyed by their parameters) for re-runs
   --snrs LIST            the sensor-noise SNRs of the speech rows, dB
+  --rate HZ              render and analyse at HZ instead of 16000 (the main table and --diffuse-field;
+                         the renders are cached under keys that include the rate)
 The binary is .build/release/soundcompass, or $SOUNDCOMPASS_BINARY when set.
 """
 import hashlib
@@ -165,6 +167,8 @@ def cached(key, make):
     """`make()` (an array), kept in CACHE under a hash of `key` when --cache is given."""
     if CACHE is None:
         return make()
+    if FS != 16000:  # the 16 kHz keys stay as they were
+        key = (key, FS)
     path = os.path.join(CACHE, hashlib.sha1(repr(key).encode()).hexdigest()[:16] + ".npy")
     if os.path.exists(path):
         return np.load(path)
@@ -871,6 +875,10 @@ def diffuse_field_main():
 
 
 if __name__ == "__main__":
+    if "--rate" in sys.argv:
+        FS = int(sys.argv[sys.argv.index("--rate") + 1])
+        if not 8000 <= FS <= 192000:
+            sys.exit(f"evaluate.py: --rate {FS} is outside 8000-192000 Hz")
     if "--diffuse-field" in sys.argv:
         if "--cache" in sys.argv:
             CACHE = sys.argv[sys.argv.index("--cache") + 1]
