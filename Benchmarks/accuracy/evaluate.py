@@ -4,7 +4,7 @@
 An evaluation that prints figures, not a test. It needs `pip install pyroomacoustics` and
 `apt-get install espeak-ng` (speech) besides the release build of soundcompass.
 
-Scenes (all at 16 kHz, a two-microphone pair 0.15 m apart along x in a 6 x 5 x 3 m shoebox
+Scenes (at 16 kHz unless --rate says otherwise, a two-microphone pair 0.15 m apart along x in a 6 x 5 x 3 m shoebox
 room whose absorption is set by inverse Sabine for the RT60; sources 1.5 m from the pair's
 centre, at 0 = ahead (+y), negative left, positive right):
   * speech (espeak-ng, several sentences) at -60, -30, 0, 30, 60 degrees;
@@ -68,7 +68,8 @@ Usage: Benchmarks/accuracy/evaluate.py [--quick] [--markdown] [--only KIND:RT60:
   --cache DIR            keep the room renders in DIR (keyed by their parameters) for re-runs
   --snrs LIST            the sensor-noise SNRs of the speech rows, dB
   --rate HZ              render and analyse at HZ instead of 16000 (the main table and --diffuse-field;
-                         the renders are cached under keys that include the rate)
+                         the renders are cached under keys that include the rate; the pyroomacoustics
+                         methods keep their 512-point frames, so their columns differ with the rate)
 The binary is .build/release/soundcompass, or $SOUNDCOMPASS_BINARY when set.
 """
 import hashlib
@@ -254,8 +255,10 @@ def add_noise(wet, dry_active, snr, seed):
     return wet + noise
 
 
-def activity(dry, frame=512):
-    """Per-sample mask of where the dry source is within 30 dB of its loudest 0.25 s."""
+def activity(dry, frame=None):
+    """Per-sample mask of where the dry source is within 30 dB of its loudest 0.25 s (blocks of
+    32 ms: 512 samples at 16 kHz)."""
+    frame = frame or 512 * FS // 16000
     mask = np.zeros(len(dry), dtype=bool)
     levels = [np.mean(dry[i:i + frame] ** 2) for i in range(0, len(dry), frame)]
     top = max(levels)
@@ -879,6 +882,8 @@ if __name__ == "__main__":
         FS = int(sys.argv[sys.argv.index("--rate") + 1])
         if not 8000 <= FS <= 192000:
             sys.exit(f"evaluate.py: --rate {FS} is outside 8000-192000 Hz")
+        if "--multi" in sys.argv or "--steady" in sys.argv:
+            sys.exit("evaluate.py: --rate is for the main table and --diffuse-field only")
     if "--diffuse-field" in sys.argv:
         if "--cache" in sys.argv:
             CACHE = sys.argv[sys.argv.index("--cache") + 1]

@@ -164,7 +164,8 @@ package final class ExcessAverage {
     }
 
     /// A frame that does not count (below the gate, no correlation): the averages and the shares
-    /// decay, the floors are left alone.
+    /// decay, the floors and ``bearingBandShare`` (a ratio of weights, not a weight) are left
+    /// alone.
     package func decay() {
         let a = smoothing
         let onset = onsetAverage.baseAddress, new = newSoundAverage.baseAddress

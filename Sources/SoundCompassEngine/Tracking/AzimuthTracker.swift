@@ -75,9 +75,10 @@ package struct AzimuthTracker: Sendable {
     /// Seconds a challenger lives without support.
     static let challengerLifetime = 1.0
     /// Share of its confidence with which a gated bearing outside its gate supports a challenger:
-    /// ten agreeing frames of the onset bearing (confidence 0.3) restart the track. At a full
-    /// share (five frames) a moving talker at RT60 0.6 s, 10 dB lost 1.1° (`evaluate.py`); at a
-    /// quarter the diffuse-field scenes at 48 kHz gained less (see Docs/Accuracy.md).
+    /// eleven agreeing frames of the onset bearing (confidence 0.3) restart the track (ten sum
+    /// to just under 1.5). At a full share (five frames) a moving talker at RT60 0.6 s, 10 dB
+    /// read 5.4° instead of 4.6° (`evaluate.py`); at a quarter the diffuse-field scenes at
+    /// 48 kHz gained less (see Docs/Accuracy.md).
     static let gatedChallengerShare = 0.5
 
     /// - Parameters:
