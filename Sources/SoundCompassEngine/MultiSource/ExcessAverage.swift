@@ -214,7 +214,7 @@ package final class ExcessAverage {
                 newWeight += magnitudes[k] * new[j]
                 onsetWeight += magnitudes[k] * onsets[j]
                 sampledWeight += magnitudes[k]
-                if j <= bandEnd { bandWeight += magnitudes[k] }
+                if j == bandEnd { bandWeight = sampledWeight }
             }
         }
         guard sampledWeight > 0, sampledWeight.isFinite else {

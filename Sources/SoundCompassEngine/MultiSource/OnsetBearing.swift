@@ -33,7 +33,8 @@ import Musl
 /// (``ExcessAverage/bearingBandShare``), so that they mean at any rate what they mean at 16 kHz,
 /// where they were set. Speech holds little above 8 kHz, and at 48 kHz two thirds of the bins
 /// lie there: a talker's peak read lower (espeak: 0.028 against 0.052 at 16 kHz; real speech
-/// recordings: 0.008 of the whole weight), and few frames took the bearing (see Docs/Accuracy.md, "At 48 kHz").
+/// recordings: 0.008 of the whole weight), and few frames took the bearing (Docs/Accuracy.md,
+/// "At 48 kHz").
 ///
 /// The tracker takes the bearing at ``confidence`` (a measurement standard deviation of 6.7°),
 /// only within ``gateDegrees`` of its track, and for its position only: the average spans
@@ -65,8 +66,8 @@ package enum OnsetBearing {
     package static let gateDegrees = 20.0
 
     /// The lag of the onset average's highest peak, samples (``parabolicPeakOffset(_:_:_:)``
-    /// between whole lags), or
-    /// nil when it is too low or too wide (see the type's notes). Never allocates.
+    /// between whole lags), or nil when it is too low or too wide (see the type's notes). Never
+    /// allocates.
     /// - Parameters:
     ///   - averages: the excess averages.
     ///   - sampleRate: Hz.

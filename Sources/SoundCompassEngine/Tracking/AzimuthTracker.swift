@@ -152,24 +152,17 @@ package struct AzimuthTracker: Sendable {
         // Update.
         let r = pow(Self.measurementSigma / max(confidence, 0.05), 2)
         let innovation = measurement - theta
-        if let gate, abs(innovation) > gate {
-            omega *= 0.9
-            if abs(innovation) > Self.challengerSeparation,
-                supportRestarts(challengerAt: measurement, confidence: confidence * Self.gatedChallengerShare)
-            {
-                restart(at: challenger, confidence: confidence)
-                return theta
-            }
-            clampState()
-            return theta
-        }
         let s = p00 + r
-        // Validation gate: a measurement more than 3 standard deviations from the prediction
-        // is not believed (a reflection, a second source, a wrong peak)...
-        if abs(innovation) > 3 * s.squareRoot() {
+        // A bearing averaged over time outside its gate, or a measurement more than 3 standard
+        // deviations from the prediction (the validation gate), is not believed (a reflection, a
+        // second source, a wrong peak; the averaged bearing leaves the rate to decay)...
+        let outsideGate = gate.map { abs(innovation) > $0 } ?? false
+        if outsideGate || abs(innovation) > 3 * s.squareRoot() {
+            if outsideGate { omega *= 0.9 }
             // ...but one far from the track supports a challenger.
+            let support = outsideGate ? confidence * Self.gatedChallengerShare : confidence
             if abs(innovation) > Self.challengerSeparation,
-                supportRestarts(challengerAt: measurement, confidence: confidence)
+                supportRestarts(challengerAt: measurement, confidence: support)
             {
                 restart(at: challenger, confidence: confidence)
                 return theta
