@@ -22,7 +22,10 @@ import Musl
 ///   is dropped after ``tentativeMisses`` frames in a row without one. A stand-in for a
 ///   source's missing peak (see `standsIn`: an image off the floor, the ceiling or a wall
 ///   ahead or behind, holding the higher peak while the source's own is gone) starts its
-///   tentative track with no hit and grows it by none, for up to ``standInSeconds``.
+///   tentative track with no hit and grows it by none, for up to ``standInSeconds``. A tentative
+///   track none of whose candidates led onsets of their own (``SourceCandidate/leadsOnsets``),
+///   told in at least ``onsetlessShare`` of its hits, is not confirmed: the room's late
+///   reverberation (a lone talker's peak at the other end-fire) rises without onsets.
 /// - **Ids.** A new source gets the next id, from 1. A source that went quiet and was dropped
 ///   is remembered for ``recallSeconds``: a new source within ``gateDegrees`` of where it was
 ///   last heard, or of where its velocity would have carried it (for up to
@@ -140,6 +143,14 @@ package final class MultiSourceTracker {
     package static let echoLimit = 0.3
     /// Share of a new candidate's echo taken into a track's.
     package static let echoSmoothing = 0.2
+    /// A tentative track none of whose candidates led onsets of their own
+    /// (``SourceCandidate/leadsOnsets`` false), judged in at least this share of its hits, is
+    /// not confirmed: a peak of the room's late reverberation (in a lone talker's pauses, at the
+    /// other end-fire) rises without onsets, a talker's syllables start in its direct sound. A
+    /// share rather than any judged hit: a steady noise that the steady test misses at RT60
+    /// 0.6 s is judged in a few of its frames (see ``ExcessCandidateSearch/holdsNewSoundLikeTheMost(_:)``).
+    /// On `evaluate.py --steady` 0.2 cost such a noise a point (RT60 0.6 s, −5 dB), 0.3 nothing.
+    package static let onsetlessShare = 0.3
     /// Share of each match in a source's smoothed share of matches that took a steady
     /// reflection's candidate (about 22 matches in a row reach ``steadyFeedLimit``).
     package static let steadyFeedSmoothing = 0.1
@@ -180,6 +191,9 @@ package final class MultiSourceTracker {
         var laterFeed = 0.0
         /// Whether it ever took a candidate of the onset average (``SourceCandidate/fromOnsets``).
         var tookOnsets = false
+        /// Matches whose candidate could be told to lead onsets of its own or not
+        /// (``SourceCandidate/leadsOnsets`` not nil), and those whose candidate led them.
+        var onsetsJudged = 0, onsetsLed = 0
         /// When it was confirmed, counting confirmations: which of two sources is older (an id
         /// taken back from a dropped source says nothing of that).
         var order = 0
@@ -423,6 +437,10 @@ package final class MultiSourceTracker {
             let later: Double = candidates[j].laterCopy ? 1 : 0
             tracks[trackOf[j]].laterFeed += Self.steadyFeedSmoothing * (later - tracks[trackOf[j]].laterFeed)
             if candidates[j].fromOnsets { tracks[trackOf[j]].tookOnsets = true }
+            if let led = candidates[j].leadsOnsets {
+                tracks[trackOf[j]].onsetsJudged += 1
+                if led { tracks[trackOf[j]].onsetsLed += 1 }
+            }
         }
         for t in 0..<trackCount where !tracks[t].matched {
             tracks[t].misses += 1
@@ -507,6 +525,10 @@ package final class MultiSourceTracker {
             track.matched = true
             track.echo = echoes[j]
             track.tookOnsets = candidates[j].fromOnsets
+            if let led = candidates[j].leadsOnsets {
+                track.onsetsJudged = 1
+                track.onsetsLed = led ? 1 : 0
+            }
             track.confidence = smoothing * Self.evidence(candidates[j])
             tracks[trackCount] = track
             trackCount += 1
@@ -536,7 +558,9 @@ package final class MultiSourceTracker {
             }
             t += 1
         }
-        for t in 0..<trackCount where !tracks[t].confirmed && tracks[t].hits >= Self.birthHits && tracks[t].echo < Self.echoLimit {
+        for t in 0..<trackCount
+        where !tracks[t].confirmed && tracks[t].hits >= Self.birthHits && tracks[t].echo < Self.echoLimit
+            && !Self.isOnsetless(tracks[t]) {
             var confirmedCount = 0
             var weakest = -1
             for u in 0..<trackCount where tracks[u].confirmed && tracks[u].misses < Int.max / 2 {
@@ -576,6 +600,14 @@ package final class MultiSourceTracker {
             }
             u += 1
         }
+    }
+
+    /// Whether a tentative track has no onsets of its own: none of its candidates led onsets
+    /// (``SourceCandidate/leadsOnsets``) while at least ``onsetlessShare`` of its matches could
+    /// be told. Such a track is not confirmed (it stays tentative, and is confirmed once one of
+    /// its candidates leads onsets).
+    private static func isOnsetless(_ track: Track) -> Bool {
+        track.onsetsLed == 0 && Double(track.onsetsJudged) >= Self.onsetlessShare * Double(track.hits)
     }
 
     /// Whether a source confirmed before `track` never took a candidate of the onset average (a

@@ -35,6 +35,14 @@ package struct SourceCandidate: Sendable, Equatable {
     /// `ExcessCandidateSearch.swift`): new sound, so never judged against a steady candidate
     /// (only against another copy of new sound).
     package var fromOnsets = false
+    /// Whether its sound arrives with onsets of its own (see
+    /// ``ExcessCandidateSearch/leadsOnsets(lag:)``): true for a candidate of the onset average
+    /// and for a plain one with an onset peak at its lag, false for a plain one without that is
+    /// weaker than the strongest candidate with one; nil where it cannot be told: no new sound
+    /// arriving, a candidate holding little or clearly less new sound than the others
+    /// (``ExcessCandidateSearch/holdsNewSoundLikeTheMost(_:)``), one without onsets as strong as
+    /// any that has them, a coincident pair, or no onset averages.
+    package var leadsOnsets: Bool?
 
     /// A candidate with the given fields (see each; `azimuth` in degrees).
     package init(azimuth: Double, strength: Double, share: Double, echo: Double = 0, echoPartner: Int = -1) {
@@ -434,6 +442,31 @@ package final class SourceCandidateFinder {
         }
         markImages()
         judgeAgainstHeardSounds()
+        markOnsetLeads()
+    }
+
+    /// Tells each candidate whether it leads onsets of its own (``SourceCandidate/leadsOnsets``):
+    /// a candidate of the onset average does; a plain one that holds about as much new sound as
+    /// any (``ExcessCandidateSearch/holdsNewSoundLikeTheMost(_:)``) does when the onset average
+    /// has a peak at its lag, while new sound arrives. One that does not is told so only when it
+    /// is weaker than the strongest candidate that does: the room's late reverberation is
+    /// weaker than the direct sound it follows, and the strongest sound heard, if it leads no
+    /// onsets, is no reflection of a weaker one (a two-tone siren 10 dB above a talker, whose
+    /// syllables hold the onset average's highest peak). The rest cannot be told.
+    private func markOnsetLeads() {
+        for j in 0..<count { candidates[j].leadsOnsets = candidates[j].fromOnsets ? true : nil }
+        guard let excessSearch, excessSearch.readOnsetPeaks() else { return }
+        // (Beside a steady source the plain candidates left are the steady ones, none told.)
+        var strongestLead = 0.0
+        for j in 0..<firstExcessCandidate
+        where !holdsLittleNewSound(j) && excessSearch.holdsNewSoundLikeTheMost(j) {
+            let leads = excessSearch.leadsOnsets(lag: lags[j])
+            candidates[j].leadsOnsets = leads
+            if leads { strongestLead = max(strongestLead, candidates[j].strength) }
+        }
+        for j in 0..<firstExcessCandidate where candidates[j].leadsOnsets == false && candidates[j].strength >= strongestLead {
+            candidates[j].leadsOnsets = nil
+        }
     }
 
     /// Judges each steady candidate (holding little new sound) that no other test took for a
