@@ -12,6 +12,20 @@ import TestSupport
 struct OnsetLeadTests {
     static let sampleRate = 16000.0
 
+    /// The tracker's records of a talker at −40° whose candidates lead onsets, heard alone for a
+    /// second, then for `seconds` seconds beside a second peak whose candidate in frame `f` of
+    /// that phase is `other(f)`: one array of records per phase.
+    static func besideTalker(seconds: Int, _ other: @escaping (Int) -> SourceCandidate) -> [[[SourceRecord]]] {
+        let config = AnalysisConfiguration(sampleRate: sampleRate)
+        let tracker = MultiSourceTracker(configuration: config, candidateCapacity: 4)
+        let second = Int((1 / config.hopDuration).rounded())
+        var talker = SourceCandidate(azimuth: -40, strength: 0.3, share: 0.7)
+        talker.leadsOnsets = true
+        return MultiSourceTests.run(
+            tracker, capacity: config.maxSources,
+            [(second, { _ in [talker] }), (seconds * second, { f in [talker, other(f)] })])
+    }
+
     /// A talker at −40° heard alone for a second (its candidates lead onsets), then a second peak
     /// at +60° for two seconds whose candidates are told `told` in every frame but every
     /// `ledEvery`-th, which leads (0: none does). Onset-less in every frame it starts no source;
@@ -21,21 +35,11 @@ struct OnsetLeadTests {
         "a peak none of whose candidates leads onsets starts no source; one that leads once, or that cannot be told, does",
         arguments: [(Bool?.some(false), 0, false), (Bool?.some(false), 25, true), (Bool?.none, 0, true)])
     func onsetlessPeakStartsNoSource(told: Bool?, ledEvery: Int, listed: Bool) {
-        let config = AnalysisConfiguration(sampleRate: Self.sampleRate)
-        let tracker = MultiSourceTracker(configuration: config, candidateCapacity: 4)
-        let second = Int((1 / config.hopDuration).rounded())
-        var talker = SourceCandidate(azimuth: -40, strength: 0.3, share: 0.7)
-        talker.leadsOnsets = true
-        let phases = MultiSourceTests.run(
-            tracker, capacity: config.maxSources,
-            [
-                (second, { _ in [talker] }),
-                (2 * second, { f in
-                    var ghost = SourceCandidate(azimuth: 60, strength: 0.1, share: 0.3)
-                    ghost.leadsOnsets = ledEvery > 0 && f % ledEvery == ledEvery - 1 ? true : told
-                    return [talker, ghost]
-                }),
-            ])
+        let phases = Self.besideTalker(seconds: 2) { f in
+            var ghost = SourceCandidate(azimuth: 60, strength: 0.1, share: 0.3)
+            ghost.leadsOnsets = ledEvery > 0 && f % ledEvery == ledEvery - 1 ? true : told
+            return ghost
+        }
         #expect(phases[0].last?.map(\.id) == [1])
         let firstListed = phases[1].firstIndex { $0.contains { abs($0.azimuth - 60) < 3 } }
         if listed {
@@ -54,21 +58,11 @@ struct OnsetLeadTests {
     /// confirmed at its fifth hit; judged so in two of five it is not.
     @Test("a peak judged onset-less in only a few of its hits is still a source", arguments: [(5, true), (2, false)])
     func fewOnsetlessHitsDoNotBlock(judgedEvery: Int, listed: Bool) {
-        let config = AnalysisConfiguration(sampleRate: Self.sampleRate)
-        let tracker = MultiSourceTracker(configuration: config, candidateCapacity: 4)
-        let second = Int((1 / config.hopDuration).rounded())
-        var talker = SourceCandidate(azimuth: -40, strength: 0.3, share: 0.7)
-        talker.leadsOnsets = true
-        let phases = MultiSourceTests.run(
-            tracker, capacity: config.maxSources,
-            [
-                (second, { _ in [talker] }),
-                (second, { f in
-                    var noise = SourceCandidate(azimuth: 50, strength: 0.12, share: 0.3)
-                    noise.leadsOnsets = f % judgedEvery == 0 ? false : nil
-                    return [talker, noise]
-                }),
-            ])
+        let phases = Self.besideTalker(seconds: 1) { f in
+            var noise = SourceCandidate(azimuth: 50, strength: 0.12, share: 0.3)
+            noise.leadsOnsets = f % judgedEvery == 0 ? false : nil
+            return noise
+        }
         let noiseListed = phases[1].contains { $0.contains { abs($0.azimuth - 50) < 3 } }
         #expect(noiseListed == listed)
     }
