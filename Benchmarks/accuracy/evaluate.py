@@ -59,7 +59,7 @@ methods need a time difference);
 and those of active sources with a confidence of at least 0.6 (a measured share, see Docs/OutputFormat.md) to stderr.
 
 Usage: Benchmarks/accuracy/evaluate.py [--quick] [--markdown] [--only KIND:RT60:SNR] [--cache DIR]
-                                       [--snrs 5,10,20] [--rate HZ]
+                                       [--snrs 5,10,20] [--rate HZ] [--spacing M] [--azimuths -50,50]
        Benchmarks/accuracy/evaluate.py --multi [--markdown] [--cache DIR] [--max-sources N] [--source-window S]
                                        [--coincident] [--detail] [--no-baselines]
        Benchmarks/accuracy/evaluate.py --steady [--no-steady-sources] [--only RT60:NOISE_DB] [--detail] [--cache DIR]
@@ -70,6 +70,9 @@ Usage: Benchmarks/accuracy/evaluate.py [--quick] [--markdown] [--only KIND:RT60:
   --rate HZ              render and analyse at HZ instead of 16000 (the main table and --diffuse-field;
                          the renders are cached under keys that include the rate; the pyroomacoustics
                          methods keep their 512-point frames, so their columns differ with the rate)
+  --spacing M            the pair's spacing, metres (default 0.15; the main table and --diffuse-field;
+                         the renders are cached under keys that include it)
+  --azimuths LIST        the main table's source azimuths, degrees (default -60,-30,0,30,60)
 The binary is .build/release/soundcompass, or $SOUNDCOMPASS_BINARY when set.
 """
 import hashlib
@@ -170,6 +173,8 @@ def cached(key, make):
         return make()
     if FS != 16000:  # the 16 kHz keys stay as they were
         key = (key, FS)
+    if SPACING != 0.15:  # and so do the 15 cm ones
+        key = (key, "spacing", SPACING)
     path = os.path.join(CACHE, hashlib.sha1(repr(key).encode()).hexdigest()[:16] + ".npy")
     if os.path.exists(path):
         return np.load(path)
@@ -358,6 +363,8 @@ def main():
     if "--snrs" in sys.argv:
         snrs = [int(v) for v in sys.argv[sys.argv.index("--snrs") + 1].split(",")]
     azimuths = [-60, -30, 0, 30, 60]
+    if "--azimuths" in sys.argv:
+        azimuths = [int(v) for v in sys.argv[sys.argv.index("--azimuths") + 1].split(",")]
     diffuse_azimuths = [-60, -40, -30, 0, 30, 60]
     for rt60 in rt60s:
         for snr in snrs:
@@ -884,6 +891,12 @@ if __name__ == "__main__":
             sys.exit(f"evaluate.py: --rate {FS} is outside 8000-192000 Hz")
         if "--multi" in sys.argv or "--steady" in sys.argv:
             sys.exit("evaluate.py: --rate is for the main table and --diffuse-field only")
+    if "--spacing" in sys.argv:
+        SPACING = float(sys.argv[sys.argv.index("--spacing") + 1])
+        if not 0.01 <= SPACING <= 1.0:
+            sys.exit(f"evaluate.py: --spacing {SPACING} is outside 0.01-1 m")
+        if "--multi" in sys.argv or "--steady" in sys.argv or "--coincident" in sys.argv:
+            sys.exit("evaluate.py: --spacing is for the main table and --diffuse-field only")
     if "--diffuse-field" in sys.argv:
         if "--cache" in sys.argv:
             CACHE = sys.argv[sys.argv.index("--cache") + 1]
