@@ -16,7 +16,9 @@ Per azimuth, this script prints:
     at 20 dB few onsets rise 8 times above what precedes them), the median lag of its frames against the true lag:
     every active 512-sample frame (the engine's frame at 16 kHz), and only the short windows
     (`--short`, default 128 samples: 8 ms) that start an onset (their energy at least 8 times
-    the mean of the 16 ms before), where the direct sound arrives before its reflections.
+    the mean of the 16 ms before), where the direct sound arrives before its reflections;
+    and, on the signals with the sensor noise, the short windows' bins whose power rises 10 times
+    above their own recent mean (an onset per bin: see rising_bins_ratio).
 
 Scenes: evaluate.py's (the speech talker 1.5 m from the pair in the 6 x 5 x 3 m room, sensor noise
 20 dB below; renders cached with --cache).
@@ -63,7 +65,7 @@ def soundcompass(noisy, dry, azimuth):
 
 def phat_lag(cross, freqs, lags):
     """The lag (samples, on the grid `lags`) of the largest PHAT-weighted correlation of `cross`."""
-    whitened = cross / np.maximum(np.abs(cross), 1e-20)
+    whitened = np.where(np.abs(cross) > 0, cross / np.maximum(np.abs(cross), 1e-20), 0)
     r = np.real(np.exp(-2j * np.pi * np.outer(lags, freqs) / ev.FS) @ whitened)
     return lags[np.argmax(r)]
 
@@ -90,6 +92,27 @@ def numpy_ratios(wet, true_lag, short):
     return out
 
 
+def rising_bins_ratio(signals, true_lag, short, rise=10.0):
+    """Median lag / true lag of the short windows (hop a quarter of one) over only the bins whose
+    power is at least `rise` times their mean over the 12 windows before the last one that
+    does not overlap (an onset per bin, which sensor noise does not hide as it hides a whole
+    window's); windows with fewer than an eighth of their bins rising are skipped.
+    Returns (ratio, windows)."""
+    lags = np.linspace(-1.5 * abs(true_lag) - 1, 1.5 * abs(true_lag) + 1, 1201)
+    hop, window, freqs = short // 4, np.hanning(short), np.fft.rfftfreq(short, 1 / ev.FS)
+    count = (signals.shape[1] - short) // hop
+    left = np.array([np.fft.rfft(signals[0, i * hop:i * hop + short] * window) for i in range(count)])
+    right = np.array([np.fft.rfft(signals[1, i * hop:i * hop + short] * window) for i in range(count)])
+    power = np.abs(left) ** 2 + np.abs(right) ** 2
+    found = []
+    for i in range(16, count):
+        rising = power[i] > rise * (power[i - 16:i - 4].mean(axis=0) + 1e-20)
+        if rising.sum() < len(freqs) // 8:
+            continue
+        found.append(phat_lag(np.where(rising, np.conj(left[i]) * right[i], 0), freqs, lags))
+    return (np.median(found) / true_lag if true_lag and found else float("nan")), len(found)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--spacing", type=float, default=0.05)
@@ -106,7 +129,8 @@ def main():
     active = ev.activity(dry)
     print(f"spacing {args.spacing} m, RT60 {args.rt60} s, {ev.FS} Hz, sensor noise {SNR_DB} dB below")
     print("azimuth  SoundCompass: pull deg / within 10 / itd ratio   "
-          f"NumPy GCC-PHAT lag ratio: 512-sample frames / {args.short}-sample onset windows")
+          f"NumPy GCC-PHAT lag ratio: 512-sample frames / {args.short}-sample onset windows / "
+          "their rising bins, with the sensor noise")
     for k, azimuth in enumerate(int(a) for a in args.azimuths.split(",")):
         wet = ev.cached(("static", False, SECONDS, args.rt60, azimuth, ev.pra.__version__),
                         lambda: ev.render(dry, lambda t: float(azimuth), args.rt60))
@@ -114,8 +138,10 @@ def main():
         pull, within, itd_ratio = soundcompass(noisy, dry, azimuth)
         true_lag = ev.SPACING / 343.0 * np.sin(np.radians(azimuth)) * ev.FS  # the phase of conj(L)·R
         (frames, n_frames), (onsets, n_onsets) = numpy_ratios(wet, true_lag, args.short)
+        rising, n_rising = rising_bins_ratio(noisy, true_lag, args.short)
         print(f"{azimuth:+5d}    {pull:+5.1f} / {100 * within:3.0f}% / {itd_ratio:.2f}"
-              f"                          {frames:.3f} ({n_frames}) / {onsets:.3f} ({n_onsets})", flush=True)
+              f"                          {frames:.3f} ({n_frames}) / {onsets:.3f} ({n_onsets})"
+              f" / {rising:.3f} ({n_rising})", flush=True)
 
 
 if __name__ == "__main__":
