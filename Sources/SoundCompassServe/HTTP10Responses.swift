@@ -74,7 +74,9 @@ final class HTTP10Responses: ChannelDuplexHandler, RemovableChannelHandler {
             }
             let written = promise ?? context.eventLoop.makePromise()
             context.write(data, promise: written)
-            written.futureResult.whenComplete { _ in context.close(promise: nil) }
+            // The context is used on its own event loop only (the future completes there).
+            let bound = context.loopBound
+            written.futureResult.whenComplete { _ in bound.value.close(promise: nil) }
         case (_, .body):
             context.write(data, promise: promise)
         }

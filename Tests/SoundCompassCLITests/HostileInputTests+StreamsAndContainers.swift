@@ -50,7 +50,7 @@ extension HostileInputTests {
         ["analyze", "-"], ["live", "--input", "-"], ["trace", "-", "--plot", "PLOT"], ["calibrate", "-", "--truth", "-40"],
     ])
     func rf64HugeDataSize(arguments: [String]) throws {
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         let file = directory.path("huge.rf64.wav")
         try Self.rf64WithHugeDataSize().write(to: URL(fileURLWithPath: file))
         let run = try Self.boundedShell(
@@ -74,7 +74,7 @@ extension HostileInputTests {
         ["live", "--duration", "1"], ["devices"],
     ])
     func alsaConfigurationDevice(arguments: [String]) throws {
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         let run = try Self.boundedShell(
             "ALSA_CONFIG_PATH=/dev/zero TIMED timeout -k 2 10 soundcompass " + arguments.joined(separator: " "), in: directory)
         Self.expectOneLineError(run.result, status: 66, naming: "/dev/zero (ALSA_CONFIG_PATH)", mentions: "a character device, not a regular file")
@@ -91,7 +91,7 @@ extension HostileInputTests {
 
     @Test("#30 item 4: SIGTERM while ALSA opens a device ends live at once (killed by the signal, not a 66 later)")
     func alsaOpenEndsOnSIGTERM() throws {
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         // A replay PCM whose input file is a FIFO with no writer: snd_pcm_open waits in open(2).
         let fifo = directory.path("nowriter.fifo")
         #expect(mkfifo(fifo, 0o600) == 0)
@@ -113,7 +113,7 @@ extension HostileInputTests {
 
     @Test("#30 item 7: calibrate - reads a long pipe in bounded memory; a pipe of zeros is refused after its first MiB")
     func calibratePipeMemory() throws {
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         // A 16-bit stereo WAV of 150 MB of silence (13 min): more than the 100 MB bound.
         let file = directory.path("long.wav")
         let dataBytes = 150_000_000
@@ -140,7 +140,7 @@ extension HostileInputTests {
 
     @Test("#30 item 7: calibrate - gives the profile calibrate FILE gives (the pipe is read once, copied to a temporary file)")
     func calibratePipeSameProfile() throws {
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         let wav = directory.path("sweep.wav")
         let synth = try CLI.run(["synth", wav, "--source", "pink@-60:60", "--duration", "3", "--channel-delay", "40", "-q"])
         #expect(synth.status == 0, "\(synth.stderr)")

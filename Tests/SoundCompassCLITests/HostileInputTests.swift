@@ -68,7 +68,7 @@ struct HostileInputTests {
         ["analyze", "-", "--raw-format", "s16le", "--channels", "1,100000"],
     ])
     func channelNumbers(arguments: [String]) throws {
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         let raw = directory.path("in.raw")
         try Data(count: 48000 * 4).write(to: URL(fileURLWithPath: raw))
         let run = try Self.bounded(arguments, stdin: raw, in: directory)
@@ -78,7 +78,7 @@ struct HostileInputTests {
 
     @Test("item 9 (live): a period × channels beyond 4 Mi samples is refused before allocating")
     func periodTimesChannels() throws {
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         let run = try Self.bounded(
             ["live", "--input", "-", "--raw-format", "s16le", "--raw-channels", "1024", "--period", "1048576"], in: directory)
         Self.expectParserError(run.result, command: "live", naming: "--period 1048576 × --raw-channels 1024")
@@ -96,7 +96,7 @@ struct HostileInputTests {
 
     @Test("item 2: a spacing or head radius of 5e-324 is refused with the valid range")
     func geometry() throws {
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         let wav = try Self.stereoWAV(directory)
         Self.expectParserError(try CLI.run(["analyze", wav, "--spacing=5e-324"]), command: "analyze", naming: "--spacing must be 0.005…5.0 metres")
         Self.expectParserError(
@@ -118,7 +118,7 @@ struct HostileInputTests {
 
     @Test("item 3: live --duration=1e300 runs to the end of the input")
     func hugeDuration() throws {
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         let wav = try Self.stereoWAV(directory)
         let result = try CLI.run(["live", "--input", wav, "--duration=1e300", "--format", "jsonl"])
         #expect(result.status == 0, "\(result.stderr)")
@@ -132,7 +132,7 @@ struct HostileInputTests {
 
     @Test("item 4: synth --source …@0-1e18 plays to the end; a start beyond the end is refused")
     func hugeSourceTimes() throws {
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         let out = directory.path("s.wav")
         for range in ["0-1e18", "0-1e300"] {
             let result = try CLI.run(["synth", out, "--duration", "1", "--source", "white@30@\(range)", "--truth", "none"])
@@ -149,7 +149,7 @@ struct HostileInputTests {
 
     @Test("item 6: a DC-only recording has no active frame, and calibrate refuses to fit it (65)")
     func dcOffset() throws {
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         // 3 s of 16-bit stereo at 48 kHz holding a constant 0.3 in both channels.
         var bytes = [UInt8](BadInputTests.wav(channels: 2, rate: 48000, frames: 144_000))
         let sample = withUnsafeBytes(of: Int16(9830).littleEndian, Array.init)
@@ -176,7 +176,7 @@ struct HostileInputTests {
         (["--imu", "FIFO"], "FIFO", "cannot read the IMU log: it is a FIFO (named pipe), not a regular file"),
     ])
     func sideFiles(option: [String], name: String, mentions: String) throws {
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         let wav = try Self.stereoWAV(directory)
         let fifo = directory.path("fifo")
         #expect(mkfifo(fifo, 0o600) == 0)
@@ -197,7 +197,7 @@ struct HostileInputTests {
 
     @Test("item 7: a truth file that is a device, and a profile beyond 1 MiB, are refused")
     func truthAndSize() throws {
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         let wav = try Self.stereoWAV(directory)
         let truth = try Self.bounded(["trace", wav, "--truth", "/dev/urandom", "--plot", directory.path("p.svg")], in: directory)
         #expect(truth.result.status == 66, "\(truth.result.stderr)")
@@ -213,7 +213,7 @@ struct HostileInputTests {
 
     @Test("item 10: a FIFO given as audio says that it waits, then reads what a writer sends")
     func audioFIFO() throws {
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         let wav = try Self.stereoWAV(directory)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: wav))
         let fifo = directory.path("audio.fifo")
@@ -235,7 +235,7 @@ struct HostileInputTests {
 
     @Test("calibrate reads a FIFO once (it reads its input twice): the same profile as from the file, no hang")
     func calibrateFIFO() throws {
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         let wav = try Self.stereoWAV(directory, seconds: "2")
         let bytes = try Data(contentsOf: URL(fileURLWithPath: wav))
         let fromFile = directory.path("file.json"), fromFIFO = directory.path("fifo.json")
@@ -277,7 +277,7 @@ struct HostileInputTests {
          "sample_rate 1e-300 is not a rate in Hz (8000…768000)"),
     ])
     func profileMessages(json: String, mentions: String) throws {
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         let wav = try Self.stereoWAV(directory)
         let profile = directory.path("p.json")
         try json.write(toFile: profile, atomically: true, encoding: .utf8)
@@ -293,7 +293,7 @@ struct HostileInputTests {
         (48000, 0, "the WAV header says the file has 0 channels"),
     ])
     func waveHeader(rate: Int, channels: Int, mentions: String) throws {
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         var bytes = [UInt8](BadInputTests.wav(channels: 2, rate: 48000, frames: 4800))
         // fmt chunk at 12: channels at 22, rate at 24 (little-endian).
         bytes.replaceSubrange(22..<24, with: withUnsafeBytes(of: UInt16(channels).littleEndian, Array.init))

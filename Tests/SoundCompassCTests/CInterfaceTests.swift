@@ -22,7 +22,12 @@ struct CInterfaceTests {
         var analyzer: OpaquePointer?
         var message = [CChar](repeating: 0, count: 256)
         let status = withArgv(arguments) { argc, argv in scAnalyzerCreate(rate, argc, argv, &analyzer, &message, 256) }
-        return (status, analyzer, String(cString: message))
+        return (status, analyzer, Self.text(message))
+    }
+
+    /// The characters of a C buffer up to its first NUL.
+    static func text(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     @Test("options the tool refuses are refused with its message; a short buffer holds its first whole characters")
@@ -36,11 +41,11 @@ struct CInterfaceTests {
         var small = [CChar](repeating: 65, count: 8)
         var other: OpaquePointer?
         let shortStatus = Self.withArgv(["--spacing", "9"]) { scAnalyzerCreate(48000, $0, $1, &other, &small, 8) }
-        #expect(shortStatus == SC_USAGE && String(cString: small) == "--spaci")
+        #expect(shortStatus == SC_USAGE && Self.text(small) == "--spaci")
         // Cut at a whole character: "0.005…5.0" is cut before the three bytes of "…".
         var cut = [CChar](repeating: 65, count: 25)
         _ = Self.withArgv(["--spacing", "9"]) { scAnalyzerCreate(48000, $0, $1, &other, &cut, 25) }
-        #expect(String(cString: cut) == "--spacing must be 0.005")
+        #expect(Self.text(cut) == "--spacing must be 0.005")
     }
 
     @Test("NULL pointers, a bad index and a write to a file analyzer are usage errors, not traps")
@@ -68,12 +73,12 @@ struct CInterfaceTests {
         var analyzer: OpaquePointer?
         var message = [CChar](repeating: 0, count: 512)
         #expect(scAnalyzerOpenFile("/nonexistent/take.wav", 0, nil, &analyzer, &message, 512) == SC_NO_INPUT)
-        #expect(String(cString: message).hasPrefix("/nonexistent/take.wav: "))
+        #expect(Self.text(message).hasPrefix("/nonexistent/take.wav: "))
         let junk = FileManager.default.temporaryDirectory.appendingPathComponent("junk-\(UUID().uuidString).wav").path
         defer { try? FileManager.default.removeItem(atPath: junk) }
         try Data("RIFF....WAVEjunk".utf8).write(to: URL(fileURLWithPath: junk))
         #expect(scAnalyzerOpenFile(junk, 0, nil, &analyzer, &message, 512) == SC_DATA_ERROR)
-        #expect(String(cString: message).hasPrefix(junk + ": "))
+        #expect(Self.text(message).hasPrefix(junk + ": "))
         #expect(analyzer == nil)
         #expect(scAnalyzerOpenFile(nil, 0, nil, &analyzer, &message, 512) == SC_USAGE)
     }

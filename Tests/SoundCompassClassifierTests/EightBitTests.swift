@@ -77,7 +77,6 @@ struct EightBitTests {
     func network() throws {
         let classifier = try requireClassifier()
         let patches = try fixture("patches.f32")
-        let patchSize = YAMNet.patchFrames * YAMNet.melBands
         let float = YAMNet(weights: classifier.network.weights, maximumBatch: 5, arithmetic: .float32)
         let eight = YAMNet(weights: classifier.network.weights, maximumBatch: 5, arithmetic: .int8)
         var reference = [Float](repeating: 0, count: 5 * YAMNet.classCount), got = reference

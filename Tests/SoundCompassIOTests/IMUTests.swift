@@ -106,7 +106,7 @@ struct IMUTests {
     func follower() throws {
         let directory = TemporaryDirectory()
         let path = directory.path("growing.csv")
-        FileManager.default.createFile(atPath: path, contents: Data())
+        #expect(FileManager.default.createFile(atPath: path, contents: Data()))
         let handle = try #require(FileHandle(forWritingAtPath: path))
         func append(_ text: String) { handle.write(Data(text.utf8)) }
         let follower = try IMUFollower(path: path, format: IMUFormat(), offset: nil)

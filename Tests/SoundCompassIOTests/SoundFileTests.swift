@@ -52,14 +52,14 @@ struct SoundFileTests {
         let directory = TemporaryDirectory()
         let fm = FileManager.default
         let empty = directory.path("empty.wav")
-        fm.createFile(atPath: empty, contents: Data())
+        #expect(fm.createFile(atPath: empty, contents: Data()))
         let text = directory.path("notes.wav")
         try "These are not samples.\n".write(toFile: text, atomically: true, encoding: .utf8)
         let garbage = directory.path("garbage.wav")
         var bytes = Array("RIFF".utf8) + [0x24, 0, 0, 0] + Array("WAVEfmt ".utf8)
         var random = SeededRandom(seed: 9)
         bytes += (0..<200).map { _ in UInt8(truncatingIfNeeded: random.next()) }
-        fm.createFile(atPath: garbage, contents: Data(bytes))
+        #expect(fm.createFile(atPath: garbage, contents: Data(bytes)))
         let mono = directory.path("mono.wav")
         let monoWriter = try SoundFileWriter(path: mono, sampleRate: 48000, channels: 1)
         try monoWriter.write(channels: [[Float](repeating: 0.1, count: 4800)])

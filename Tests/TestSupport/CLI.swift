@@ -53,7 +53,7 @@ public enum CLI {
         var watch = onStderr
         if let interruptAfter, let marker = interruptCountingFrom {
             let seen = Mutex(false)
-            nonisolated(unsafe) let target = process
+            let target = process
             watch = { text in
                 onStderr?(text)
                 guard text.contains(marker), seen.withLock({ let was = $0; $0 = true; return !was }) else { return }
