@@ -105,6 +105,9 @@ package struct AnalysisOptions: ParsableArguments {
     @Flag(inversion: .prefixedNo, help: "List a talker beside a steady noise (a fan, a television): while one is heard, the source tracker reads the other sources from the bins that stand above their stationary floor (on by default).")
     package var steadySources = true
 
+    @Flag(inversion: .prefixedNo, help: "Experimental: correct a spaced pair's broadband bearing for the room's pull towards ahead, measured at sound onsets, where the direct sound arrives before its reflections; helps small pairs in rooms (off by default; see Docs/Accuracy.md, A small pair).")
+    package var roomPullCorrection = false
+
     package func validate() throws {
         if let spacing, !ArrayModel.spacingRange.contains(spacing) {
             throw ValidationError("--spacing must be \(ArrayModel.spacingRange.lowerBound)…\(ArrayModel.spacingRange.upperBound) metres, got \(spacing)")
@@ -177,6 +180,7 @@ package struct AnalysisOptions: ParsableArguments {
         settings.sourceWindowSeconds = sourceWindow
         settings.hrtfPath = hrtf
         settings.hearsBesideSteadySources = steadySources
+        settings.correctsRoomPull = roomPullCorrection
         return settings
     }
 

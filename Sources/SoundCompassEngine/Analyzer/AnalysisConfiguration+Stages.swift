@@ -6,8 +6,9 @@ extension AnalysisConfiguration {
     /// The broadband estimator's settings (the per-band estimator reads the same).
     package var directionEstimator: DirectionEstimator.Configuration {
         DirectionEstimator.Configuration(
-            sampleRate: sampleRate, frameLength: frameLength, maximumLagSamples: maximumLagSamples,
-            coherenceSmoothing: coherenceSmoothing, silenceGateDBFS: silenceGateDBFS, array: array)
+            sampleRate: sampleRate, frameLength: frameLength, hopLength: hopLength, maximumLagSamples: maximumLagSamples,
+            coherenceSmoothing: coherenceSmoothing, silenceGateDBFS: silenceGateDBFS, array: array,
+            correctsRoomPull: correctsRoomPull)
     }
 
     /// The multi-source candidate search's settings.

@@ -45,6 +45,12 @@ public struct AnalysisConfiguration: Sendable, Equatable {
     /// Without a steady source the candidates are the same either way.
     public var hearsBesideSteadySources = true
 
+    /// Whether a spaced pair's broadband time cue is corrected for the room's pull towards 0°,
+    /// measured at onsets, where the direct sound arrives before its reflections (see
+    /// `PrecedenceLag`; Docs/Accuracy.md, "A small pair"). An experiment, default false; no
+    /// effect on the other array kinds. `itd_us` stays the measured delay either way.
+    public var correctsRoomPull = false
+
     /// Largest ``maxSources``.
     public static let maximumSources = 8
     /// The ``sourceWindowSeconds`` accepted, seconds.

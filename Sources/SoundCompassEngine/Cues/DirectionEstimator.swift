@@ -49,6 +49,8 @@ package final class DirectionEstimator {
         package var sampleRate: Double
         /// Samples per analysis frame.
         package var frameLength: Int
+        /// Samples between the starts of successive frames.
+        package var hopLength: Int
         /// GCC-PHAT's lag window, samples each side of zero (the array's largest delay, its offset
         /// and the margin; fractional).
         package var maximumLagSamples: Double
@@ -58,13 +60,17 @@ package final class DirectionEstimator {
         package var silenceGateDBFS: Double
         /// The microphone pair.
         package var array: ArrayModel
+        /// Whether a spaced pair's time cue is corrected for the room's pull (``PrecedenceLag``).
+        package var correctsRoomPull: Bool
 
         package init(
-            sampleRate: Double, frameLength: Int, maximumLagSamples: Double, coherenceSmoothing: Double,
-            silenceGateDBFS: Double, array: ArrayModel
+            sampleRate: Double, frameLength: Int, hopLength: Int? = nil, maximumLagSamples: Double,
+            coherenceSmoothing: Double, silenceGateDBFS: Double, array: ArrayModel, correctsRoomPull: Bool = false
         ) {
+            self.correctsRoomPull = correctsRoomPull
             self.sampleRate = sampleRate
             self.frameLength = frameLength
+            self.hopLength = hopLength ?? max(1, frameLength / 2)
             self.maximumLagSamples = maximumLagSamples
             self.coherenceSmoothing = coherenceSmoothing
             self.silenceGateDBFS = silenceGateDBFS
@@ -80,6 +86,8 @@ package final class DirectionEstimator {
     /// The binaural model's low-frequency share of each bin (nil for the other models): the
     /// one table, which the band estimates and the multi-source candidates read too.
     package let binShares: AlignedFloats?
+    /// The room's pull on the lag, measured at onsets (spaced pairs).
+    package let precedence: PrecedenceLag?
 
     /// Lower edge of the band used for the binaural level cue, Hz.
     package static let highFrequencyEdge = 1500.0
@@ -96,10 +104,12 @@ package final class DirectionEstimator {
         self.highFrequencyBin = min(n / 2, max(1, Int((Self.highFrequencyEdge / fs * Double(n)).rounded(.up))))
         self.binShares = configuration.array.kind == .binaural
             ? configuration.array.binLowFrequencyShares(fftSize: n, sampleRate: fs) : nil
+        self.precedence = configuration.array.kind == .spaced && configuration.correctsRoomPull
+            ? PrecedenceLag(sampleRate: fs, maxLagSamples: configuration.maximumLagSamples) : nil
     }
 
     /// Forgets the state carried between frames.
-    package func reset() { gccPhat.reset() }
+    package func reset() { gccPhat.reset(); precedence?.reset() }
 
     /// Estimates the direction of one frame: ``measure(left:right:)``, then ``fuse(_:timeLateral:)``
     /// with the broadband time cue.
@@ -146,6 +156,14 @@ package final class DirectionEstimator {
 
         let correlated = gccPhat.estimate(left: left, right: right)
         let delay = correlated.delay, spectra = correlated.spectra
+        // The lag the time cue reads: the room's pull measured at onsets taken out (spaced pairs).
+        var cueLag = delay.lagSamples
+        if let precedence {
+            precedence.update(
+                left: left, right: right, frameLength: config.frameLength, hop: config.hopLength,
+                frameLag: delay.lagSamples, confidence: Double(delay.confidence))
+            cueLag = max(-config.maximumLagSamples, min(config.maximumLagSamples, cueLag * precedence.scale))
+        }
         // Binaural: the delay is read at the frame's own mixture of frequencies (a head's
         // low-frequency delay is up to 1.5 times its high-frequency one).
         let share = binShares.map { spectra.lowFrequencyShare(shares: $0.baseAddress, bins: 1...(gccPhat.fftSize / 2 - 1), lagSamples: delay.lagSamples) }
@@ -158,7 +176,7 @@ package final class DirectionEstimator {
         // direction. A spaced pair's level cue carries no weight.
         let cues = CueFusion.cues(
             CueMeasurements(
-                delaySeconds: delay.lagSamples / config.sampleRate, lowFrequencyShare: share,
+                delaySeconds: cueLag / config.sampleRate, lowFrequencyShare: share,
                 timeConfidence: Double(delay.confidence), levelDBFS: level,
                 leftRMS: levels.leftRMS, rightRMS: levels.rightRMS, levelDifferenceDecibels: hfILD,
                 levelFrequencyHz: model.kind == .binaural

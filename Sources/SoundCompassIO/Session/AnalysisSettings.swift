@@ -51,6 +51,9 @@ public struct AnalysisSettings: Sendable {
     /// Whether the source tracker also lists a talker beside a steady noise
     /// (``AnalysisConfiguration/hearsBesideSteadySources``; default true).
     public var hearsBesideSteadySources = true
+    /// Whether a spaced pair's broadband bearing is corrected for the room's pull
+    /// (``AnalysisConfiguration/correctsRoomPull``; an experiment, default false).
+    public var correctsRoomPull = false
 
     /// Where the analysis starts in the input, seconds (the input's own clock: records keep
     /// their time in the input). 0: its start.
@@ -83,6 +86,7 @@ public struct AnalysisSettings: Sendable {
         configuration.maxSources = maxSources
         configuration.sourceWindowSeconds = sourceWindowSeconds
         configuration.hearsBesideSteadySources = hearsBesideSteadySources
+        configuration.correctsRoomPull = correctsRoomPull
         return configuration
     }
 }
